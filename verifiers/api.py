@@ -1,0 +1,306 @@
+"""The orchestration entry points: score, ascore, score_batch, ascore_batch, get_verifier."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from verifiers import registry
+from verifiers.engine import Job, Progress, item_fields, require, run_jobs
+from verifiers.errors import SpecError
+from verifiers.languages.base import CodeVerifier, Options
+from verifiers.limits import Limits
+from verifiers.protocols import Runtime
+from verifiers.results import Result
+from verifiers.specs import CompareOptions
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+RuntimeArg = str | Runtime | None
+LimitsArg = Limits | Mapping[str, Any] | None
+CompareArg = CompareOptions | Mapping[str, Any] | None
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from synchronous code; works inside a running event loop too."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from async code (a notebook, an async trainer): run on a private loop.
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="verifiers-sync")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
+
+
+def _model(cls: type[M], value: Any, field: str) -> M | None:
+    if value is None or isinstance(value, cls):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return cls.model_validate(dict(value))
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise SpecError(f"{field}.{loc}" if loc else field, first["msg"]) from None
+    raise SpecError(field, f"expected {cls.__name__} or a dict, got {type(value).__name__}")
+
+
+def resolve_runtime(runtime: RuntimeArg) -> Runtime:
+    """A runtime instance from a name, an instance, or None (the default: ``local``)."""
+    if runtime is None:
+        return registry.get_runtime("local")  # type: ignore[no-any-return]
+    if isinstance(runtime, str):
+        return registry.get_runtime(runtime)  # type: ignore[no-any-return]
+    if isinstance(runtime, Runtime):
+        return runtime
+    raise SpecError("runtime", f"expected a runtime name or instance, got {type(runtime).__name__}")
+
+
+def _options(
+    policy: str | None,
+    limits: LimitsArg,
+    compare: CompareArg,
+    max_tests: int | None,
+    select: Literal["last", "first"] = "last",
+) -> Options:
+    if max_tests is not None and (not isinstance(max_tests, int) or max_tests < 1):
+        raise SpecError("max_tests", f"expected a positive integer, got {max_tests!r}")
+    if select not in ("last", "first"):
+        raise SpecError("select", f"expected 'last' or 'first', got {select!r}")
+    from verifiers.scoring import resolve_policy
+
+    resolve_policy(policy)
+    return Options(
+        policy=policy,
+        limits=_model(Limits, limits, "limits") or Limits(),
+        compare=_model(CompareOptions, compare, "compare"),
+        max_tests=max_tests,
+        select=select,
+    )
+
+
+def get_verifier(
+    language: str,
+    *,
+    runtime: RuntimeArg = None,
+    policy: str | None = None,
+    limits: LimitsArg = None,
+    compare: CompareArg = None,
+    max_tests: int | None = None,
+) -> CodeVerifier:
+    """A verifier for one language on one runtime (satisfies :class:`~verifiers.Verifier`).
+
+    Args:
+        language: Language name or alias (``python``, ``py``).
+        runtime: Runtime name or instance (default: ``local``).
+        policy: Default scoring policy.
+        limits: Default resource limits.
+        compare: Default output comparison options.
+        max_tests: Default cap on the number of tests run.
+
+    Raises:
+        UnknownNameError: The language or runtime is not registered.
+    """
+    return CodeVerifier(
+        registry.get_language(language),
+        resolve_runtime(runtime),
+        _options(policy, limits, compare, max_tests),
+    )
+
+
+async def ascore(
+    language: str,
+    completion: str,
+    tests: Any,
+    *,
+    policy: str | None = None,
+    limits: LimitsArg = None,
+    runtime: RuntimeArg = None,
+    compare: CompareArg = None,
+    max_tests: int | None = None,
+    select: Literal["last", "first"] = "last",
+) -> Result:
+    """Verify one completion against tests (async). See :func:`score`."""
+    verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
+    options = _options(policy, limits, compare, max_tests, select)
+    spec = verifier.parse_tests(tests)
+    return await verifier.verify(completion, spec, options)
+
+
+def score(
+    language: str,
+    completion: str,
+    tests: Any,
+    *,
+    policy: str | None = None,
+    limits: LimitsArg = None,
+    runtime: RuntimeArg = None,
+    compare: CompareArg = None,
+    max_tests: int | None = None,
+    select: Literal["last", "first"] = "last",
+) -> Result:
+    """Verify one completion against tests.
+
+    Args:
+        language: Language name or alias.
+        completion: Raw model output (markdown with a code block) or bare code.
+        tests: Test spec: a dict, a list, a JSON string, or a spec model
+            (see :func:`verifiers.specs.parse_tests`).
+        policy: ``binary`` (default) or ``partial``.
+        limits: :class:`~verifiers.Limits` or a dict of its fields.
+        runtime: Runtime name or instance (default ``local``).
+        compare: Output comparison options (override the spec's).
+        max_tests: Run at most this many tests, chosen deterministically.
+        select: Which fenced block to use when there are several (``last``/``first``).
+
+    Returns:
+        The typed :class:`~verifiers.Result`. Failures of the code are statuses.
+
+    Raises:
+        SpecError: The tests or an option are malformed (the message names the field).
+        UnknownNameError: Unknown language or runtime.
+        RuntimeUnavailableError: The runtime cannot run on this host.
+    """
+    return run_sync(
+        ascore(
+            language,
+            completion,
+            tests,
+            policy=policy,
+            limits=limits,
+            runtime=runtime,
+            compare=compare,
+            max_tests=max_tests,
+            select=select,
+        )
+    )
+
+
+def _jobs(
+    items: Sequence[Any],
+    policy: str | None,
+    limits: LimitsArg,
+    runtime: RuntimeArg,
+    compare: CompareArg,
+    max_tests: int | None,
+) -> list[Job]:
+    base = _options(policy, limits, compare, max_tests)
+    default_runtime = resolve_runtime(runtime)
+    verifiers: dict[tuple[str, int], CodeVerifier] = {}
+    parsed: dict[int, Any] = {}
+    jobs = []
+    for index, item in enumerate(items):
+        fields = item_fields(item, index)
+        language = require(fields, "language", index)
+        completion = require(fields, "completion", index)
+        tests = require(fields, "tests", index)
+        if not isinstance(completion, str):
+            raise SpecError(f"items[{index}].completion",
+                            f"expected a string, got {type(completion).__name__}")
+        item_runtime = resolve_runtime(fields["runtime"]) if fields.get("runtime") else default_runtime
+        key = (registry.canonical_language(str(language)), id(item_runtime))
+        verifier = verifiers.get(key)
+        if verifier is None:
+            verifier = verifiers[key] = CodeVerifier(registry.get_language(key[0]), item_runtime)
+        options = base
+        overrides = {k: fields[k] for k in ("policy", "limits", "compare", "max_tests")
+                     if fields.get(k) is not None}
+        if overrides:
+            try:
+                options = _options(
+                    overrides.get("policy", base.policy),
+                    overrides.get("limits", base.limits),
+                    overrides.get("compare", base.compare),
+                    overrides.get("max_tests", base.max_tests),
+                )
+            except SpecError as err:
+                raise SpecError(f"items[{index}].{err.field}", err.problem) from None
+        # GRPO groups share one tests object: parse it once.
+        spec = parsed.get(id(tests)) if not isinstance(tests, str) else None
+        if spec is None:
+            try:
+                spec = verifier.parse_tests(tests)
+            except SpecError as err:
+                raise SpecError(f"items[{index}].{err.field}", err.problem) from None
+            if not isinstance(tests, str):
+                parsed[id(tests)] = spec
+        jobs.append(Job(verifier, completion, spec, options))
+    return jobs
+
+
+async def ascore_batch(
+    items: Sequence[Any],
+    *,
+    max_concurrency: int | None = None,
+    policy: str | None = None,
+    limits: LimitsArg = None,
+    runtime: RuntimeArg = None,
+    compare: CompareArg = None,
+    max_tests: int | None = None,
+    progress: Progress | None = None,
+) -> list[Result]:
+    """Verify many completions concurrently (async). See :func:`score_batch`."""
+    jobs = _jobs(items, policy, limits, runtime, compare, max_tests)
+    return await run_jobs(jobs, max_concurrency=max_concurrency, progress=progress)
+
+
+def score_batch(
+    items: Sequence[Any],
+    *,
+    max_concurrency: int | None = None,
+    policy: str | None = None,
+    limits: LimitsArg = None,
+    runtime: RuntimeArg = None,
+    compare: CompareArg = None,
+    max_tests: int | None = None,
+    progress: Progress | None = None,
+) -> list[Result]:
+    """Verify many completions concurrently; results come back in input order.
+
+    Args:
+        items: Dicts (or models) with ``language``, ``completion`` and ``tests``, and
+            optionally ``policy``, ``limits``, ``compare``, ``max_tests``, ``runtime``
+            overriding the batch-wide values.
+        max_concurrency: Verifications at once (default: one per core).
+        policy: Default scoring policy.
+        limits: Default limits.
+        runtime: Default runtime.
+        compare: Default comparison options.
+        max_tests: Default cap on tests per item.
+        progress: Called with (done, total) as results arrive.
+
+    Returns:
+        One result per item, in order. Identical items are verified once.
+
+    Raises:
+        SpecError: An item is malformed (nothing has run yet); the message names it.
+    """
+    return run_sync(
+        ascore_batch(
+            items,
+            max_concurrency=max_concurrency,
+            policy=policy,
+            limits=limits,
+            runtime=runtime,
+            compare=compare,
+            max_tests=max_tests,
+            progress=progress,
+        )
+    )

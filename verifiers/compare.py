@@ -1,0 +1,228 @@
+"""Output checkers, run in the trusted parent process on serialised data.
+
+Two families:
+
+* text (stdout) comparison: :func:`outputs_match` with the modes of
+  :class:`~verifiers.specs.CompareOptions`;
+* value comparison: :func:`decode_value` turns the tagged JSON written by a
+  sandboxed harness back into Python data, and :func:`values_equal` compares it
+  with an expected value. Nothing the program returns is trusted to compare
+  itself: an object whose ``__eq__`` always returns True is just an opaque
+  ``$object`` here and equals nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from verifiers.specs import CompareOptions
+
+_WS = re.compile(r"\s+")
+
+
+def normalise_lines(text: str) -> list[str]:
+    """Lines with trailing whitespace removed and trailing blank lines dropped."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _tokens_match(expected: list[str], actual: list[str], opts: CompareOptions) -> bool:
+    if len(expected) != len(actual):
+        return False
+    if not opts.has_tolerance:
+        return expected == actual
+    for e, a in zip(expected, actual, strict=True):
+        if e == a:
+            continue
+        try:
+            ev, av = float(e), float(a)
+        except ValueError:
+            return False
+        if not numbers_close(ev, av, opts):
+            return False
+    return True
+
+
+def numbers_close(expected: float, actual: float, opts: CompareOptions) -> bool:
+    """Numeric equality with the tolerances of ``opts`` (NaN equals NaN)."""
+    if math.isnan(expected) or math.isnan(actual):
+        return math.isnan(expected) and math.isnan(actual)
+    return math.isclose(
+        expected, actual, rel_tol=opts.float_rel_tol or 0.0, abs_tol=opts.float_abs_tol or 0.0
+    )
+
+
+def outputs_match(expected: str, actual: str, opts: CompareOptions | None = None) -> bool:
+    """Whether program output ``actual`` is accepted for ``expected``.
+
+    Modes: ``exact`` compares the strings; ``lines`` compares
+    :func:`normalise_lines` of both; ``tokens`` (or any float tolerance)
+    compares whitespace-separated tokens, numerically where a tolerance is set.
+    """
+    opts = opts or CompareOptions()
+    if not opts.case_sensitive:
+        expected, actual = expected.casefold(), actual.casefold()
+    if opts.mode == "exact" and not opts.has_tolerance:
+        return expected == actual
+    if opts.mode == "tokens" or opts.has_tolerance:
+        return _tokens_match(expected.split(), actual.split(), opts)
+    return normalise_lines(expected) == normalise_lines(actual)
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+class Opaque:
+    """A value the harness could not serialise as plain data (a custom object).
+
+    It is never equal to anything, including another ``Opaque``.
+    """
+
+    __slots__ = ("repr", "type_name")
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name = type_name
+        self.repr = text
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name}: {self.repr}>"
+
+
+class DecodeError(ValueError):
+    """The serialised value is malformed (the harness channel was tampered with)."""
+
+
+def decode_value(data: Any, depth: int = 0) -> Any:
+    """Rebuild a value from the tagged JSON the sandboxed harness writes.
+
+    Tags: ``$tuple``, ``$set``, ``$frozenset``, ``$dict`` (a list of pairs),
+    ``$bytes`` (base64), ``$float`` (``nan``/``inf``/``-inf``), ``$complex``,
+    ``$int`` (decimal string), ``$object`` (opaque, with type name and repr).
+    """
+    if depth > 200:
+        raise DecodeError("value nested too deeply")
+    if data is None or isinstance(data, bool | int | float | str):
+        return data
+    if isinstance(data, list):
+        return [decode_value(v, depth + 1) for v in data]
+    if not isinstance(data, dict) or len(data) not in (1, 2):
+        raise DecodeError(f"unexpected value {data!r:.80}")
+    tag = next(iter(data))
+    body = data[tag]
+    if tag == "$tuple" and isinstance(body, list):
+        return tuple(decode_value(v, depth + 1) for v in body)
+    if tag in ("$set", "$frozenset") and isinstance(body, list):
+        items = [_freeze(decode_value(v, depth + 1)) for v in body]
+        return frozenset(items) if tag == "$frozenset" else set(items)
+    if tag == "$dict" and isinstance(body, list):
+        out = {}
+        for pair in body:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise DecodeError("malformed $dict entry")
+            out[_freeze(decode_value(pair[0], depth + 1))] = decode_value(pair[1], depth + 1)
+        return out
+    if tag == "$bytes" and isinstance(body, str):
+        return base64.b64decode(body.encode("ascii"), validate=True)
+    if tag == "$float" and body in ("nan", "inf", "-inf"):
+        return float(body)
+    if tag == "$complex" and isinstance(body, list) and len(body) == 2:
+        return complex(decode_value(body[0]), decode_value(body[1]))
+    if tag == "$int" and isinstance(body, str):
+        return int(body)
+    if tag == "$object" and isinstance(body, str):
+        return Opaque(body, str(data.get("repr", ""))[:500])
+    raise DecodeError(f"unknown tag {tag!r}")
+
+
+def _freeze(value: Any) -> Any:
+    """A hashable form of a decoded value (lists become tuples) for set members and keys."""
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((k, _freeze(v)) for k, v in value.items())
+    if isinstance(value, set):
+        return frozenset(value)
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, complex)
+
+
+def _json_key(key: Any) -> Any:
+    """The key a JSON encoder would write for ``key`` (expected data comes from JSON)."""
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int | float):
+        return str(key)
+    return key
+
+
+def values_equal(expected: Any, actual: Any, opts: CompareOptions | None = None) -> bool:
+    """Compare an expected value with a decoded actual value.
+
+    Python's equality on plain data, with three adjustments for expected values
+    that come from JSON: a tuple equals a list with the same items, dict keys
+    are compared as JSON would write them, and numbers may use the tolerances
+    of ``opts``. NaN equals NaN. :class:`Opaque` values equal nothing.
+    """
+    opts = opts or CompareOptions()
+    return _eq(expected, actual, opts, 0)
+
+
+def _eq(e: Any, a: Any, opts: CompareOptions, depth: int) -> bool:
+    if depth > 200 or isinstance(a, Opaque) or isinstance(e, Opaque):
+        return False
+    if _is_number(e) and _is_number(a):
+        # bool is an int, so True == 1 as in Python: reference checkers used ==.
+        if isinstance(e, int) and isinstance(a, int):
+            return bool(e == a)
+        return numbers_close(float(e), float(a), opts)
+    if isinstance(e, str) and isinstance(a, str):
+        return e == a if opts.case_sensitive else e.casefold() == a.casefold()
+    if isinstance(e, list | tuple) and isinstance(a, list | tuple):
+        return len(e) == len(a) and all(
+            _eq(x, y, opts, depth + 1) for x, y in zip(e, a, strict=True)
+        )
+    if isinstance(e, dict) and isinstance(a, dict):
+        if len(e) != len(a):
+            return False
+        a_by_key = {_json_key(k): v for k, v in a.items()}
+        e_by_key = {_json_key(k): v for k, v in e.items()}
+        if a_by_key.keys() != e_by_key.keys():
+            return False
+        return all(_eq(e_by_key[k], a_by_key[k], opts, depth + 1) for k in e_by_key)
+    if isinstance(e, set | frozenset) and isinstance(a, set | frozenset):
+        return _freeze(e) == _freeze(a)
+    if isinstance(e, complex) or isinstance(a, complex):
+        return isinstance(e, complex | int | float) and isinstance(a, complex | int | float) and (
+            e == a
+        )
+    if type(e) is not type(a) and not (e is None or a is None):
+        return False
+    return bool(e == a)
+
+
+def describe_value(value: Any, limit: int = 300) -> str:
+    """A short repr of a decoded value for feedback."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+Checker = Callable[[str, str], bool]

@@ -1,0 +1,156 @@
+"""Batch execution: bounded concurrency, deduplication, input order, nothing lost.
+
+Every item of a batch is validated before anything runs (a malformed spec
+raises :class:`~verifiers.errors.SpecError` naming the item). Identical work
+(same language, completion, tests and options) runs once and its result is
+shared. A fault inside one verification becomes that item's ``sandbox_error``
+result; it never fails the batch or drops a result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from verifiers.errors import RuntimeUnavailableError, SpecError, VerifierError
+from verifiers.languages.base import CodeVerifier, Options, spec_key
+from verifiers.results import Result, Status, TestResult
+from verifiers.scoring import assemble, resolve_policy
+from verifiers.specs import TestSpec
+
+log = logging.getLogger("verifiers.engine")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One validated item of a batch."""
+
+    verifier: CodeVerifier
+    completion: str
+    spec: TestSpec
+    options: Options
+
+    def key(self) -> str:
+        """Content hash of the work: equal keys give equal results."""
+        h = hashlib.sha256()
+        for part in (
+            self.verifier.language.name,
+            self.verifier.runtime.name,
+            str(id(self.verifier.runtime)),
+            self.completion,
+            spec_key(self.spec),
+            repr(self.options),
+        ):
+            h.update(part.encode("utf-8", errors="surrogatepass"))
+            h.update(b"\0")
+        return h.hexdigest()
+
+
+def default_concurrency() -> int:
+    """One verification per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+async def run_jobs(
+    jobs: list[Job],
+    *,
+    max_concurrency: int | None = None,
+    progress: Progress | None = None,
+) -> list[Result]:
+    """Run jobs concurrently (at most ``max_concurrency`` at once), results in input order."""
+    limit = max_concurrency or default_concurrency()
+    if limit < 1:
+        raise SpecError("max_concurrency", f"must be at least 1, got {limit}")
+    unique: dict[str, list[int]] = {}
+    for index, job in enumerate(jobs):
+        unique.setdefault(job.key(), []).append(index)
+    results: list[Result | None] = [None] * len(jobs)
+    semaphore = asyncio.Semaphore(limit)
+    done = 0
+
+    async def one(indices: list[int]) -> None:
+        nonlocal done
+        job = jobs[indices[0]]
+        async with semaphore:
+            result = await _guarded(job)
+        for index in indices:
+            results[index] = result
+        done += len(indices)
+        if progress is not None:
+            progress(done, len(jobs))
+
+    await asyncio.gather(*(one(indices) for indices in unique.values()))
+    assert all(r is not None for r in results)
+    return results  # type: ignore[return-value]
+
+
+async def _guarded(job: Job) -> Result:
+    """Verify one job; an unexpected fault becomes a sandbox_error result, never an exception."""
+    started = time.perf_counter()
+    try:
+        return await job.verifier.verify(job.completion, job.spec, job.options)
+    except (SpecError, RuntimeUnavailableError):
+        raise
+    except (VerifierError, Exception) as err:
+        log.exception("verification failed inside the SDK")
+        return infra_result(job, f"{type(err).__name__}: {err}", time.perf_counter() - started)
+
+
+def infra_result(job: Job, reason: str, duration_s: float = 0.0) -> Result:
+    """A ``sandbox_error`` result for a job our machinery could not verify."""
+    policy_name, policy = resolve_policy(job.options.policy)
+    message = f"Infrastructure error (not the program's fault): {reason}"
+    tests = [
+        TestResult(index=i, status=Status.SANDBOX_ERROR, message=message)
+        for i in range(len(job.spec))
+    ]
+    return assemble(
+        tests=tests,
+        stage_status=Status.SANDBOX_ERROR,
+        stage_message=message,
+        tests_available=len(job.spec),
+        policy_name=policy_name,
+        policy=policy,
+        format_ok=False,
+        code=None,
+        language=job.verifier.language.name,
+        runtime=job.verifier.runtime.name,
+        duration_s=duration_s,
+    )
+
+
+def item_fields(item: Any, index: int) -> Mapping[str, Any]:
+    """The fields of one batch item (a mapping or an object with attributes)."""
+    if isinstance(item, Mapping):
+        return item
+    if hasattr(item, "model_dump"):
+        return dict(item.model_dump())
+    raise SpecError(f"items[{index}]", f"expected a dict with language, completion and tests, "
+                    f"got {type(item).__name__}")
+
+
+def require(fields: Mapping[str, Any], name: str, index: int) -> Any:
+    """A required field of a batch item."""
+    if name not in fields or fields[name] is None:
+        raise SpecError(f"items[{index}].{name}", "missing")
+    return fields[name]
+
+
+def iter_chunks(items: Iterable[Any], size: int) -> Iterable[list[Any]]:
+    """Split an iterable into lists of at most ``size`` items."""
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,297 @@
+"""The verification pipeline every language shares.
+
+extract code -> prepare -> syntax check (no process) -> build a program ->
+one sandbox session: build step once, then each selected test -> the language
+judges each run -> the scoring policy gives the reward.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from verifiers.errors import SandboxError
+from verifiers.extraction import extract_code
+from verifiers.limits import Limits
+from verifiers.program import ProcessResult, ProgramTest
+from verifiers.protocols import Language, Runtime, TestOutcome
+from verifiers.results import Result, StepResult, Status, TestResult, excerpt
+from verifiers.scoring import assemble, resolve_policy, select_tests
+from verifiers.specs import CompareOptions, TestSpec
+
+log = logging.getLogger("verifiers")
+
+#: Characters kept of each text field of a TestResult (inputs, outputs, stderr).
+EXCERPT_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-verification options (all explicit; no global state).
+
+    Attributes:
+        policy: Scoring policy name (``binary`` or ``partial``).
+        limits: Resource limits.
+        compare: Output comparison options; overrides the spec's own.
+        max_tests: Run at most this many tests (chosen deterministically).
+        select: Which code block to use when there are several.
+    """
+
+    policy: str | None = None
+    limits: Limits = Limits()
+    compare: CompareOptions | None = None
+    max_tests: int | None = None
+    select: Literal["last", "first"] = "last"
+
+
+def spec_key(spec: TestSpec) -> str:
+    """A content hash of a test spec."""
+    data = json.dumps(spec.model_dump(mode="json"), sort_keys=True, default=repr)
+    return hashlib.sha256(data.encode()).hexdigest()
+
+
+def _proc_fields(proc: ProcessResult | None) -> dict[str, Any]:
+    if proc is None:
+        return {}
+    stderr, stderr_cut = excerpt(proc.stderr.decode(errors="replace"), EXCERPT_CHARS)
+    return {
+        "stderr": stderr,
+        "stderr_truncated": stderr_cut or proc.stderr_truncated,
+        "exit_code": proc.exit_code,
+        "signal": proc.signal,
+        "wall_s": round(proc.wall_s, 6),
+        "cpu_s": round(proc.cpu_s, 6),
+        "memory_mb": proc.max_rss_mb,
+    }
+
+
+def test_result(
+    language: Language,
+    spec: TestSpec,
+    index: int,
+    outcome: TestOutcome,
+    proc: ProcessResult | None = None,
+) -> TestResult:
+    """A :class:`TestResult` from a language's judgement and the raw run."""
+    given, expected = language.describe_test(spec, index)
+    given_text, given_cut = excerpt(given, EXCERPT_CHARS)
+    expected_text, expected_cut = excerpt(expected, EXCERPT_CHARS)
+    actual_text, actual_cut = excerpt(outcome.actual, EXCERPT_CHARS)
+    message, _ = excerpt(outcome.message, 2000)
+    return TestResult(
+        index=index,
+        status=outcome.status,
+        input=given_text,
+        expected=expected_text,
+        actual=actual_text,
+        message=message,
+        input_truncated=given_cut,
+        expected_truncated=expected_cut,
+        actual_truncated=actual_cut or bool(proc and proc.stdout_truncated),
+        **_proc_fields(proc),
+    )
+
+
+def step_result(command: list[str], proc: ProcessResult) -> StepResult:
+    """A :class:`StepResult` for a build step."""
+    stdout, _ = excerpt(proc.stdout.decode(errors="replace"), 4000)
+    stderr, _ = excerpt(proc.stderr.decode(errors="replace"), 4000)
+    return StepResult(
+        command=command,
+        exit_code=proc.exit_code,
+        signal=proc.signal,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_truncated=proc.stdout_truncated,
+        stderr_truncated=proc.stderr_truncated,
+        wall_s=proc.wall_s,
+        cpu_s=proc.cpu_s,
+        memory_mb=proc.max_rss_mb,
+        timed_out=proc.timed_out,
+    )
+
+
+class CodeVerifier:
+    """A language on a runtime: scores completions (satisfies :class:`~verifiers.Verifier`).
+
+    Args:
+        language: The language.
+        runtime: The runtime the programs run on.
+        options: Defaults for every call; keyword arguments of :meth:`ascore` override them.
+    """
+
+    def __init__(self, language: Language, runtime: Runtime, options: Options | None = None) -> None:
+        self.language = language
+        self.runtime = runtime
+        self.options = options or Options()
+        self.name = language.name
+
+    def __repr__(self) -> str:
+        return f"CodeVerifier({self.language.name!r}, runtime={self.runtime.name!r})"
+
+    def parse_tests(self, tests: Any) -> TestSpec:
+        """Recognise a test spec for this language (raises SpecError)."""
+        return self.language.parse_tests(tests)
+
+    def _options(self, overrides: dict[str, Any]) -> Options:
+        if not overrides:
+            return self.options
+        unknown = set(overrides) - set(Options.__dataclass_fields__)
+        if unknown:
+            raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+        merged = {**self.options.__dict__, **{k: v for k, v in overrides.items() if v is not None}}
+        return Options(**merged)
+
+    def score(self, completion: str, tests: Any, **options: Any) -> Result:
+        """Verify a completion (blocking); see :meth:`ascore`."""
+        from verifiers.api import run_sync
+
+        return run_sync(self.ascore(completion, tests, **options))
+
+    async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
+        """Verify a completion against tests.
+
+        Args:
+            completion: Raw model output (markdown) or bare code.
+            tests: A test spec in any recognised format.
+            **options: Overrides of :class:`Options` fields.
+
+        Returns:
+            The result; model failures are statuses, never exceptions.
+
+        Raises:
+            SpecError: The tests or options are malformed.
+            RuntimeUnavailableError: The runtime cannot run on this host.
+        """
+        opts = self._options(options)
+        spec = self.parse_tests(tests)
+        return await self.verify(completion, spec, opts)
+
+    async def verify(self, completion: str, spec: TestSpec, opts: Options) -> Result:
+        """The pipeline on an already parsed spec."""
+        started = time.perf_counter()
+        lang = self.language
+        policy_name, policy = resolve_policy(opts.policy)
+        if not isinstance(completion, str):
+            raise TypeError(f"completion: expected a string, got {type(completion).__name__}")
+        available = len(spec)
+        selected = select_tests(available, opts.max_tests, spec_key(spec))
+
+        def finish(
+            tests: list[TestResult],
+            stage: Status | None = None,
+            message: str = "",
+            code: str | None = None,
+            format_ok: bool = False,
+            compile_step: StepResult | None = None,
+        ) -> Result:
+            return assemble(
+                tests=tests,
+                stage_status=stage,
+                stage_message=message,
+                tests_available=available,
+                policy_name=policy_name,
+                policy=policy,
+                format_ok=format_ok,
+                code=code,
+                language=lang.name,
+                runtime=self.runtime.name,
+                duration_s=time.perf_counter() - started,
+                compile_step=compile_step,
+            )
+
+        def every(status: Status, message: str) -> list[TestResult]:
+            return [test_result(lang, spec, i, TestOutcome(status, message)) for i in selected]
+
+        found = extract_code(completion, lang.aliases, lang.parses, opts.select)
+        if found.code is None:
+            message = f"No {lang.name} code found: {found.reason}."
+            return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)
+        code = lang.prepare(found.code, spec)
+        issue = lang.check_syntax(code)
+        if issue is not None:
+            message = issue.describe()
+            return finish(
+                every(Status.SYNTAX_ERROR, message),
+                Status.SYNTAX_ERROR,
+                message,
+                code,
+                found.format_ok,
+            )
+        program = lang.build_program(code, spec, selected, opts.limits)
+        last_error: SandboxError | None = None
+        for attempt in range(2):
+            try:
+                tests, stage, message, compile_step = await self._execute(program, spec, opts)
+                break
+            except SandboxError as err:
+                last_error = err
+                log.warning("sandbox fault (attempt %d): %s", attempt + 1, err)
+        else:
+            message = f"Infrastructure error (not the program's fault): {last_error}"
+            return finish(
+                every(Status.SANDBOX_ERROR, message),
+                Status.SANDBOX_ERROR,
+                message,
+                code,
+                found.format_ok,
+            )
+        return finish(tests, stage, message, code, found.format_ok, compile_step)
+
+    async def _execute(
+        self, program: Any, spec: TestSpec, opts: Options
+    ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
+        lang = self.language
+        limits = opts.limits
+        compare = opts.compare
+        results: list[TestResult] = []
+        compile_step: StepResult | None = None
+        budget_end = (
+            time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
+        )
+        async with self.runtime.session(program, limits) as session:
+            if program.build is not None:
+                proc = await session.run(program.build)
+                compile_step = step_result(list(program.build.argv), proc)
+                judged = lang.interpret_build(proc, limits)
+                if judged.status is not Status.PASSED:
+                    tests = [
+                        test_result(lang, spec, t.index, TestOutcome(judged.status, judged.message))
+                        for t in program.tests
+                    ]
+                    return tests, judged.status, judged.message, compile_step
+            tests_iter: list[ProgramTest] = list(program.tests)
+            for position, test in enumerate(tests_iter):
+                if budget_end is not None and time.monotonic() >= budget_end:
+                    note = "not run: the program's total time budget was used up"
+                    results += [
+                        test_result(lang, spec, t.index, TestOutcome(Status.TIMEOUT, note))
+                        for t in tests_iter[position:]
+                    ]
+                    break
+                proc = await session.run(test.step)
+                outcome = lang.interpret(test, spec, proc, limits, compare)
+                results.append(test_result(lang, spec, test.index, outcome, proc))
+                if outcome.fatal:
+                    results += [
+                        test_result(lang, spec, t.index, TestOutcome(outcome.status, outcome.message))
+                        for t in tests_iter[position + 1 :]
+                    ]
+                    return results, outcome.status, outcome.message, compile_step
+        return results, None, "", compile_step
+
+
+async def gather_limited(coros: list[Any], limit: int) -> list[Any]:
+    """Run coroutines with at most ``limit`` at once, keeping their order."""
+    semaphore = asyncio.Semaphore(limit)
+
+    async def one(coro: Any) -> Any:
+        async with semaphore:
+            return await coro
+
+    return await asyncio.gather(*(one(c) for c in coros))

@@ -1,0 +1,478 @@
+"""Python: syntax by tree-sitter (confirmed by CPython's parser), tests by a sandboxed harness.
+
+Every test runs in its own process. By default (``fork=True``) the sandbox's
+already running interpreter forks a child per test, with the harness and
+common standard-library modules imported once: no interpreter start per test.
+``fork=False`` starts a fresh interpreter per test instead (see
+``bench/python_fork_vs_exec.py`` for the measured difference).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import signal
+from importlib import resources
+from typing import Any
+
+from verifiers.compare import DecodeError, decode_value, describe_value, outputs_match, values_equal
+from verifiers.errors import SpecError
+from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.protocols import TestOutcome
+from verifiers.results import Status
+from verifiers.specs import (
+    AssertListTests,
+    AssertScriptTests,
+    CallTests,
+    CompareOptions,
+    ExpressionTests,
+    StdioTests,
+    TestSpec,
+    parse_tests,
+)
+
+GRAMMAR = "tree_sitter_python"
+HARNESS = "{program_dir}/harness.py"
+#: Imported once by the sandbox agent so that forked tests share them.
+DEFAULT_PRELOAD = (
+    "abc", "array", "bisect", "collections", "copy", "dataclasses", "decimal", "enum",
+    "fractions", "functools", "hashlib", "heapq", "itertools", "json", "math", "operator",
+    "random", "re", "statistics", "string", "sys", "typing", "unittest",
+)
+#: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
+HOST_PARSE_LIMIT = 1 << 20
+_MEMORY_SIGNALS = {signal.SIGSEGV, signal.SIGKILL, signal.SIGABRT, signal.SIGBUS}
+
+#: The imports and helpers LeetCode-style tests expect (LeetCodeDataset's conventions):
+#: star imports of the usual modules, ``inf``, and linked-list and binary-tree helpers.
+LEETCODE_PRELUDE = """\
+import bisect, collections, functools, heapq, itertools, math, operator, random, re, string
+from typing import *
+from functools import *
+from collections import *
+from itertools import *
+from heapq import *
+from bisect import *
+from string import *
+from operator import *
+from math import *
+
+inf = float("inf")
+
+
+class ListNode:
+    def __init__(self, val=0, next=None):
+        self.val = val
+        self.next = next
+
+
+def list_node(values):
+    dummy = tail = ListNode()
+    for value in values:
+        tail.next = ListNode(value)
+        tail = tail.next
+    return dummy.next
+
+
+def is_same_list(a, b):
+    while a is not None and b is not None:
+        if a.val != b.val:
+            return False
+        a, b = a.next, b.next
+    return a is None and b is None
+
+
+class TreeNode:
+    def __init__(self, val=0, left=None, right=None):
+        self.val = val
+        self.left = left
+        self.right = right
+
+
+def tree_node(values):
+    # Level order with None for missing children, as LeetCode prints trees.
+    if not values or values[0] is None:
+        return None
+    root = TreeNode(values[0])
+    queue = collections.deque([root])
+    i = 1
+    while queue and i < len(values):
+        node = queue.popleft()
+        if i < len(values) and values[i] is not None:
+            node.left = TreeNode(values[i])
+            queue.append(node.left)
+        i += 1
+        if i < len(values) and values[i] is not None:
+            node.right = TreeNode(values[i])
+            queue.append(node.right)
+        i += 1
+    return root
+
+
+def is_same_tree(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return a.val == b.val and is_same_tree(a.left, b.left) and is_same_tree(a.right, b.right)
+"""
+#: Named preludes a spec can ask for with ``"prelude": "<name>"``.
+PRELUDES = {"leetcode": LEETCODE_PRELUDE}
+
+
+def _harness_source() -> bytes:
+    return resources.files("verifiers.languages").joinpath("_python_harness.py").read_bytes()
+
+
+def _cpython_issue(code: str) -> SyntaxIssue | None:
+    try:
+        ast.parse(code)
+    except SyntaxError as err:
+        return SyntaxIssue(
+            line=err.lineno or 1,
+            column=err.offset or 1,
+            message=err.msg,
+            text=(err.text or "").rstrip("\n"),
+        )
+    except (ValueError, RecursionError, MemoryError) as err:  # null bytes, absurd nesting
+        return SyntaxIssue(line=1, column=1, message=str(err) or type(err).__name__)
+    return None
+
+
+def _defines(code: str, name: str) -> bool:
+    pattern = rf"^(?:async\s+def|def|class)\s+{re.escape(name)}\b|^{re.escape(name)}\s*[:=]"
+    return re.search(pattern, code, re.MULTILINE) is not None
+
+
+class PythonLanguage:
+    """The Python language (CPython 3, the sandbox's interpreter).
+
+    Args:
+        fork: Fork the sandbox's running interpreter per test (fast) rather than
+            start a new interpreter per test.
+        preload: Modules imported once per program before the tests run.
+    """
+
+    name = "python"
+    aliases = ("python", "py", "python3", "py3")
+
+    def __init__(self, *, fork: bool = True, preload: tuple[str, ...] = DEFAULT_PRELOAD) -> None:
+        self.fork = fork
+        self.preload = preload
+        self._harness = _harness_source()
+
+    # --- before running ---------------------------------------------------------------------
+
+    def parse_tests(self, raw: Any) -> TestSpec:
+        """Any of the code test formats (see :func:`verifiers.specs.parse_tests`)."""
+        spec = parse_tests(raw)
+        if isinstance(spec, AssertScriptTests | AssertListTests) and spec.prelude in PRELUDES:
+            spec = spec.model_copy(update={"prelude": PRELUDES[spec.prelude]})
+        if isinstance(spec, AssertScriptTests):
+            _check_trusted(spec.test, "tests.test")
+            if spec.prelude:
+                _check_trusted(spec.prelude, "tests.prelude")
+        elif isinstance(spec, AssertListTests):
+            for n, line in enumerate(spec.asserts):
+                _check_trusted(line, f"tests.asserts[{n}]")
+            _check_trusted("\n".join(spec.imports), "tests.imports")
+            if spec.setup:
+                _check_trusted(spec.setup, "tests.setup")
+            if spec.prelude:
+                _check_trusted(spec.prelude, "tests.prelude")
+        elif isinstance(spec, ExpressionTests):
+            for n, case in enumerate(spec.cases):
+                try:
+                    ast.parse(case.expression, mode="eval")
+                except SyntaxError as err:
+                    raise SpecError(f"tests[{n}][0]", f"not a Python expression: {err.msg}") from None
+        return spec
+
+    def prepare(self, code: str, spec: TestSpec) -> str:
+        """Put the spec's prompt before code that lacks the entry point (a bare function body)."""
+        if (
+            isinstance(spec, AssertScriptTests)
+            and spec.prompt
+            and spec.entry_point
+            and not _defines(code, spec.entry_point)
+        ):
+            return spec.prompt + code
+        return code
+
+    def check_syntax(self, code: str) -> SyntaxIssue | None:
+        """tree-sitter first; CPython's parser confirms (it knows every Python 3 rule)."""
+        ts_issue = tree_sitter_check(GRAMMAR, code)
+        if len(code) > HOST_PARSE_LIMIT:
+            return ts_issue
+        # tree-sitter accepts some code CPython rejects (Python 2 print statements)
+        # and may lag behind new syntax: CPython has the last word.
+        return _cpython_issue(code)
+
+    def parses(self, text: str) -> bool:
+        """Whether text is valid Python."""
+        return self.check_syntax(text) is None
+
+    def build_program(
+        self, code: str, spec: TestSpec, selected: list[int], limits: Limits
+    ) -> Program:
+        """Harness, solution, spec and per-test cases; one step per selected test."""
+        meta: dict[str, Any] = {}
+        payloads: list[Any] = []
+        stdins: list[bytes] = []
+        if isinstance(spec, StdioTests):
+            meta["mode"] = "stdio"
+            payloads = [None] * len(selected)
+            stdins = [spec.cases[i].input.encode("utf-8", errors="surrogateescape") for i in selected]
+        elif isinstance(spec, CallTests):
+            meta.update(mode="call", fn_name=spec.fn_name)
+            payloads = [spec.inputs[i] for i in selected]
+        elif isinstance(spec, ExpressionTests):
+            meta["mode"] = "expression"
+            payloads = [spec.cases[i].expression for i in selected]
+        elif isinstance(spec, AssertScriptTests):
+            meta.update(mode="assert", test=spec.test, entry_point=spec.entry_point,
+                        prelude=spec.prelude)
+            payloads = [None] * len(selected)
+        elif isinstance(spec, AssertListTests):
+            meta.update(mode="assert", prelude=spec.prelude)
+            head = "\n".join([*spec.imports, spec.setup or ""])
+            payloads = [f"{head}\n{spec.asserts[i]}\n" for i in selected]
+        else:  # pragma: no cover - parse_tests only returns the kinds above
+            raise SpecError("tests", f"python cannot run {type(spec).__name__}")
+        blob = bytearray()
+        tests = []
+        step_limits = limits.step_limits()
+        for position, index in enumerate(selected):
+            payload = payloads[position]
+            data = b"" if payload is None else json.dumps(payload).encode()
+            offset = len(blob)
+            blob += data
+            args = ("{program_dir}", str(offset), str(len(data)))
+            stdin = stdins[position] if stdins else b""
+            if self.fork:
+                step = Step(argv=args, limits=step_limits, kind="call", module=HARNESS,
+                            function="main", stdin=stdin)
+            else:
+                step = Step(argv=("{python}", "-s", "-B", HARNESS, *args), limits=step_limits,
+                            stdin=stdin)
+            tests.append(ProgramTest(index=index, step=step, meta={"mode": meta["mode"]}))
+        files = {
+            "harness.py": self._harness,
+            "solution.py": code.encode("utf-8", errors="surrogateescape"),
+            "spec.json": json.dumps(meta).encode(),
+            "cases.bin": bytes(blob),
+        }
+        return Program(
+            files=files,
+            tests=tuple(tests),
+            preload_modules=self.preload if self.fork else (),
+            preload_entries=(HARNESS,) if self.fork else (),
+        )
+
+    # --- judging ----------------------------------------------------------------------------
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """Python has no build step."""
+        return TestOutcome(Status.PASSED)
+
+    def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
+        """Input and expected output of a test, as text."""
+        if isinstance(spec, StdioTests):
+            case = spec.cases[index]
+            return case.input, case.output
+        if isinstance(spec, CallTests):
+            args = ", ".join(describe_value(a, 2000) for a in spec.inputs[index])
+            return f"{spec.fn_name}({args})", describe_value(spec.outputs[index], 2000)
+        if isinstance(spec, ExpressionTests):
+            case = spec.cases[index]
+            return case.expression, describe_value(case.expected, 2000)
+        if isinstance(spec, AssertListTests):
+            return spec.asserts[index], ""
+        if isinstance(spec, AssertScriptTests):
+            return (f"check({spec.entry_point})" if spec.entry_point else "test script"), ""
+        return "", ""  # pragma: no cover
+
+    def interpret(
+        self,
+        test: ProgramTest,
+        spec: TestSpec,
+        proc: ProcessResult,
+        limits: Limits,
+        compare: CompareOptions | None,
+    ) -> TestOutcome:
+        """Judge one run: limits first, then the harness's records, then the answer."""
+        records = _records(proc.channel)
+        by_event: dict[str, dict[str, Any]] = {}
+        for record in records:
+            by_event.setdefault(str(record.get("event")), record)
+        limit = _limit_outcome(proc, limits, by_event)
+        if limit is not None:
+            return limit
+        syntax = by_event.get("syntax_error")
+        if syntax is not None:
+            issue = SyntaxIssue(
+                line=int(syntax.get("line") or 1),
+                column=int(syntax.get("column") or 1),
+                message=str(syntax.get("message", "invalid syntax")),
+                text=str(syntax.get("text", "")),
+            )
+            return TestOutcome(Status.SYNTAX_ERROR, issue.describe(), fatal=True)
+        error = by_event.get("error")
+        if error is not None:
+            return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
+        mode = test.meta["mode"]
+        if mode == "stdio":
+            return self._judge_stdio(spec, test.index, proc, compare)
+        if "exit" in by_event:
+            code = by_event["exit"].get("code")
+            return TestOutcome(
+                Status.RUNTIME_ERROR,
+                f"the program called exit({code}) before the test finished",
+            )
+        if mode == "assert":
+            return _judge_assert(proc, by_event)
+        return self._judge_value(spec, test.index, proc, by_event, compare)
+
+    def _judge_stdio(
+        self, spec: TestSpec, index: int, proc: ProcessResult, compare: CompareOptions | None
+    ) -> TestOutcome:
+        assert isinstance(spec, StdioTests)
+        actual = proc.stdout.decode("utf-8", errors="surrogateescape")
+        if proc.signal is not None:
+            return TestOutcome(Status.RUNTIME_ERROR, _signal_text(proc.signal), actual)
+        if proc.exit_code != 0:
+            tail = proc.stderr.decode(errors="replace").strip()[-1500:]
+            message = f"exited with status {proc.exit_code}" + (f"\n{tail}" if tail else "")
+            return TestOutcome(Status.RUNTIME_ERROR, message, actual)
+        expected = spec.cases[index].output
+        if outputs_match(expected, actual, compare or spec.compare):
+            return TestOutcome(Status.PASSED, actual=actual)
+        return TestOutcome(Status.FAILED, "wrong answer", actual)
+
+    def _judge_value(
+        self,
+        spec: TestSpec,
+        index: int,
+        proc: ProcessResult,
+        by_event: dict[str, dict[str, Any]],
+        compare: CompareOptions | None,
+    ) -> TestOutcome:
+        returned = by_event.get("return")
+        if returned is None:
+            return TestOutcome(Status.RUNTIME_ERROR, _ended_early(proc))
+        if returned.get("nonce") != proc.nonce or not proc.nonce:
+            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+        try:
+            actual = decode_value(returned.get("value"))
+        except (DecodeError, ValueError, TypeError) as err:
+            return TestOutcome(Status.FAILED, f"the returned value could not be read: {err}")
+        if isinstance(spec, CallTests):
+            expected = spec.outputs[index]
+            opts = compare or spec.compare
+            ok = values_equal(expected, actual, opts) or (
+                spec.unwrap_single
+                and isinstance(expected, list)
+                and len(expected) == 1
+                and values_equal(expected[0], actual, opts)
+            )
+        else:
+            assert isinstance(spec, ExpressionTests)
+            expected = spec.cases[index].expected
+            ok = values_equal(expected, actual, compare or spec.compare)
+        shown = describe_value(actual, 2000)
+        if ok:
+            return TestOutcome(Status.PASSED, actual=shown)
+        return TestOutcome(Status.FAILED, "wrong answer", shown)
+
+
+def _check_trusted(source: str, field: str) -> None:
+    try:
+        ast.parse(source)
+    except SyntaxError as err:
+        raise SpecError(field, f"the test code does not parse: {err.msg} (line {err.lineno})") from None
+
+
+def _records(channel: bytes) -> list[dict[str, Any]]:
+    out = []
+    for line in channel.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _limit_outcome(
+    proc: ProcessResult, limits: Limits, by_event: dict[str, dict[str, Any]]
+) -> TestOutcome | None:
+    if proc.output_exceeded:
+        return TestOutcome(
+            Status.OUTPUT_LIMIT,
+            f"wrote more than {limits.max_output_bytes} bytes to {proc.output_exceeded}",
+        )
+    if proc.timed_out:
+        return TestOutcome(Status.TIMEOUT, f"killed after {limits.timeout_s:g}s of wall time")
+    cpu_limit = limits.step_limits().cpu_s
+    if proc.signal == signal.SIGXCPU or (
+        proc.signal == signal.SIGKILL and proc.cpu_s >= cpu_limit - 0.05
+    ):
+        return TestOutcome(Status.TIMEOUT, f"used more than {cpu_limit}s of CPU time")
+    if proc.signal == signal.SIGXFSZ or _error_is(by_event, "OSError", "File too large"):
+        return TestOutcome(
+            Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB"
+        )
+    near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
+    if _error_is(by_event, "MemoryError") or (near_limit and proc.signal in _MEMORY_SIGNALS):
+        return TestOutcome(Status.MEMORY_LIMIT, f"exceeded the memory limit of {limits.memory_mb} MB")
+    return None
+
+
+def _error_is(by_event: dict[str, dict[str, Any]], kind: str, text: str = "") -> bool:
+    error = by_event.get("error")
+    return (
+        error is not None
+        and error.get("type") == kind
+        and text in str(error.get("message", ""))
+    )
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    trace = str(error.get("traceback") or "").strip()
+    if trace:
+        return trace
+    return f"{error.get('type', 'Error')}: {error.get('message', '')}"
+
+
+def _signal_text(sig: int) -> str:
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    return f"killed by {name}"
+
+
+def _ended_early(proc: ProcessResult) -> str:
+    if proc.signal is not None:
+        return f"{_signal_text(proc.signal)} before the test finished"
+    return f"the program exited (status {proc.exit_code}) before the test finished"
+
+
+def _judge_assert(proc: ProcessResult, by_event: dict[str, dict[str, Any]]) -> TestOutcome:
+    if "tamper" in by_event:
+        return TestOutcome(Status.FAILED, str(by_event["tamper"].get("message", "tampering")))
+    if "fail" in by_event:
+        return TestOutcome(Status.FAILED, str(by_event["fail"].get("message", "assertion failed")))
+    passed = by_event.get("pass")
+    if passed is None:
+        return TestOutcome(Status.RUNTIME_ERROR, _ended_early(proc))
+    if passed.get("nonce") != proc.nonce or not proc.nonce:
+        return TestOutcome(Status.FAILED, "the result channel held a forged record")
+    if proc.exit_code != 0 or proc.signal is not None:
+        how = _signal_text(proc.signal) if proc.signal else f"exited with status {proc.exit_code}"
+        return TestOutcome(Status.RUNTIME_ERROR, f"the program {how} after the tests")
+    return TestOutcome(Status.PASSED)

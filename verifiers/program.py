@@ -1,0 +1,129 @@
+"""What flows between a language and a runtime.
+
+A language turns (code, tests) into a :class:`Program`: read-only files, optional
+writable files, an optional build step, and one run :class:`Step` per test. A
+runtime executes steps inside a sandbox and answers each with a
+:class:`ProcessResult`: raw process facts, no verdicts.
+
+Paths inside steps may use the placeholders ``{program_dir}`` (where the
+program's read-only files are), ``{work_dir}`` (the writable working directory)
+and ``{python}`` (the sandbox's Python interpreter); the session resolves them,
+so a language never hard-codes a runtime's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from verifiers.limits import StepLimits
+
+
+@dataclass(frozen=True)
+class Step:
+    """One process to run.
+
+    Attributes:
+        argv: Command line (``exec``) or arguments passed to the function (``call``).
+        limits: Resource limits of this run.
+        kind: ``exec`` runs a program; ``call`` forks the sandbox's already
+            running Python interpreter and calls ``function`` of the Python file
+            ``module`` in the child, with ``argv`` as its argument.
+        module: Path of the Python file for ``call`` steps.
+        function: Function name for ``call`` steps.
+        stdin: Bytes on the process's standard input.
+        env: Extra environment variables (the sandbox's base environment is minimal).
+        cwd: Working directory (default: the work directory).
+    """
+
+    argv: tuple[str, ...]
+    limits: StepLimits
+    kind: Literal["exec", "call"] = "exec"
+    module: str | None = None
+    function: str = "main"
+    stdin: bytes = b""
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """Raw facts about one run, as the sandbox observed them.
+
+    Attributes:
+        exit_code: Exit status, or None when killed by a signal.
+        signal: The terminating signal, or None.
+        stdout: Standard output (at most the output cap).
+        stderr: Standard error (at most the output cap).
+        channel: What the process wrote on descriptor 3, the harness result channel.
+        nonce: A random token the sandbox generated after starting the process
+            and offered on descriptor 4; a harness echoes it to prove it ran to its end.
+        wall_s: Wall time.
+        cpu_s: CPU time (user + system).
+        max_rss_mb: Peak resident memory, when measurable.
+        timed_out: The wall-clock limit was hit and the process was killed.
+        output_exceeded: Which stream went over the cap (``stdout``, ``stderr``,
+            ``channel``), or None.
+        exec_error: The sandbox could not start the program (for example, the
+            executable is missing).
+    """
+
+    exit_code: int | None
+    signal: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    channel: bytes = b""
+    nonce: str = ""
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    max_rss_mb: float | None = None
+    timed_out: bool = False
+    output_exceeded: str | None = None
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    exec_error: str | None = None
+
+
+@dataclass(frozen=True)
+class ProgramTest:
+    """The run step of one selected test, and what the language needs to judge it."""
+
+    index: int
+    step: Step
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Program:
+    """Everything a runtime needs to run one candidate program.
+
+    Attributes:
+        files: Read-only files, by path relative to the program directory.
+        work_files: Writable files, by path relative to the work directory.
+        build: Optional build step, run once before the tests.
+        tests: One run step per selected test.
+        preload_modules: Python modules the sandbox imports once before the tests
+            so that forked children share them.
+        preload_entries: Python files (in the program directory) loaded once for ``call`` steps.
+        host_paths: Host directories the program needs read-only (toolchains);
+            runtimes that bring their own images may ignore them.
+    """
+
+    files: Mapping[str, bytes]
+    tests: tuple[ProgramTest, ...]
+    work_files: Mapping[str, bytes] = field(default_factory=dict)
+    build: Step | None = None
+    preload_modules: tuple[str, ...] = ()
+    preload_entries: tuple[str, ...] = ()
+    host_paths: tuple[str, ...] = ()
+
+
+PLACEHOLDERS = ("{program_dir}", "{work_dir}", "{python}")
+
+
+def resolve(text: str, values: Mapping[str, str]) -> str:
+    """Replace the path placeholders in ``text``."""
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text

@@ -1,0 +1,149 @@
+"""The protocols that keep languages, runtimes and verifiers apart.
+
+Languages never call a runtime's internals; runtimes know nothing about
+languages. Both meet in :mod:`verifiers.program`.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from verifiers.extraction import Extraction
+from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue
+from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.results import Result, Status
+from verifiers.specs import CompareOptions, TestSpec
+
+
+@dataclass(frozen=True)
+class RuntimeCheck:
+    """Whether a runtime works on this host, and why not."""
+
+    name: str
+    available: bool
+    detail: str
+
+
+@runtime_checkable
+class Session(Protocol):
+    """An open sandbox holding one program; runs its steps one at a time."""
+
+    program_dir: str
+    work_dir: str
+
+    async def run(self, step: Step) -> ProcessResult:
+        """Run one step and return the raw facts. Raises SandboxError on machinery faults."""
+        ...
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """Executes programs inside a sandbox."""
+
+    name: str
+
+    def check(self) -> RuntimeCheck:
+        """Whether this runtime can run here (used by ``verifiers doctor``)."""
+        ...
+
+    def session(self, program: Program, limits: Limits) -> AbstractAsyncContextManager[Session]:
+        """Open a sandbox with the program's files in place."""
+        ...
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """A language's judgement of one test run.
+
+    ``fatal`` marks an outcome of the whole program (a syntax error found while
+    running the first test): the remaining tests are not run and take this status.
+    """
+
+    __test__ = False
+
+    status: Status
+    message: str = ""
+    actual: str = ""
+    fatal: bool = False
+
+
+@runtime_checkable
+class Language(Protocol):
+    """Turns code and tests into a program, and process facts into test outcomes."""
+
+    name: str
+    aliases: tuple[str, ...]
+
+    def parse_tests(self, raw: Any) -> TestSpec:
+        """Recognise this language's test formats (raises SpecError)."""
+        ...
+
+    def prepare(self, code: str, spec: TestSpec) -> str:
+        """The code to run, from the extracted code (for example, a prompt prepended)."""
+        ...
+
+    def check_syntax(self, code: str) -> SyntaxIssue | None:
+        """A fast syntax check without running anything."""
+        ...
+
+    def parses(self, text: str) -> bool:
+        """Whether text is code of this language (used by extraction)."""
+        ...
+
+    def build_program(
+        self, code: str, spec: TestSpec, selected: list[int], limits: Limits
+    ) -> Program:
+        """The program that runs the selected tests."""
+        ...
+
+    def interpret(
+        self,
+        test: ProgramTest,
+        spec: TestSpec,
+        proc: ProcessResult,
+        limits: Limits,
+        compare: CompareOptions | None,
+    ) -> TestOutcome:
+        """Judge one test from the raw process facts (comparison happens here)."""
+        ...
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """Judge the build step (``compile_error`` with the compiler's messages on failure)."""
+        ...
+
+    def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
+        """The input and the expected output of a test, as text for results and feedback."""
+        ...
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Scores completions for one language on one runtime."""
+
+    name: str
+
+    def parse_tests(self, tests: Any) -> TestSpec:
+        """Recognise a test spec (raises SpecError)."""
+        ...
+
+    async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
+        """Verify a completion against tests."""
+        ...
+
+    def score(self, completion: str, tests: Any, **options: Any) -> Result:
+        """Verify a completion against tests (blocking)."""
+        ...
+
+
+__all__ = [
+    "Extraction",
+    "Language",
+    "Runtime",
+    "RuntimeCheck",
+    "Session",
+    "TestOutcome",
+    "Verifier",
+]

@@ -1,0 +1,193 @@
+"""Host side of the sandbox agent protocol, shared by every runtime that runs the agent."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import struct
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from verifiers.errors import SandboxError
+from verifiers.program import ProcessResult, Step, resolve
+
+MAX_HEADER = 1 << 20
+#: Slack beyond the per-stream output cap that a reply may carry.
+BLOB_SLACK = 1 << 16
+#: Extra seconds the host waits beyond a step's own timeout before declaring the agent lost.
+HOST_GRACE_S = 10.0
+
+
+def agent_source() -> bytes:
+    """The agent script, read from the installed package."""
+    return resources.files("verifiers.runtimes").joinpath("_agent.py").read_bytes()
+
+
+def encode_frame(header: Mapping[str, Any], blobs: list[bytes] | None = None) -> bytes:
+    """One protocol frame: header length, JSON header (with blob lengths), blobs."""
+    blobs = blobs or []
+    data = json.dumps({**header, "blobs": [len(b) for b in blobs]}).encode()
+    return b"".join([struct.pack(">I", len(data)), data, *blobs])
+
+
+async def read_frame(
+    reader: asyncio.StreamReader, max_blob: int
+) -> tuple[dict[str, Any], list[bytes]]:
+    """Read one frame, refusing sizes a well-behaved agent never sends."""
+    (size,) = struct.unpack(">I", await reader.readexactly(4))
+    if size > MAX_HEADER:
+        raise SandboxError(f"sandbox agent sent a {size}-byte header")
+    header = json.loads(await reader.readexactly(size))
+    if not isinstance(header, dict):
+        raise SandboxError("sandbox agent sent a malformed header")
+    blobs = []
+    for n in header.get("blobs", []):
+        if not isinstance(n, int) or n < 0 or n > max_blob:
+            raise SandboxError(f"sandbox agent sent a blob of {n!r} bytes")
+        blobs.append(await reader.readexactly(n))
+    return header, blobs
+
+
+class AgentConnection:
+    """Request/response over the agent's stdin/stdout, with bounded waits.
+
+    Owns the diagnostics from the sandbox's stderr (last 64 KiB) so that a
+    failure message can say what bubblewrap or the agent printed.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process, placeholders: Mapping[str, str]) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self.proc = proc
+        self.placeholders = dict(placeholders)
+        self._writer = proc.stdin
+        self._reader = proc.stdout
+        self._stderr: collections.deque[bytes] = collections.deque(maxlen=64)
+        self._stderr_task = (
+            asyncio.ensure_future(self._drain_stderr()) if proc.stderr is not None else None
+        )
+        self._next_id = 0
+        self.broken = False
+
+    async def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        while True:
+            chunk = await self.proc.stderr.read(1024)
+            if not chunk:
+                return
+            self._stderr.append(chunk)
+
+    def diagnostics(self) -> str:
+        """What the sandbox printed on its own stderr (bubblewrap or agent errors)."""
+        return b"".join(self._stderr).decode(errors="replace").strip()[-2000:]
+
+    async def wait_ready(self, timeout: float) -> dict[str, Any]:
+        """Wait for the agent's greeting."""
+        try:
+            header, _ = await asyncio.wait_for(read_frame(self._reader, 0), timeout)
+        except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError) as err:
+            await self.kill()
+            detail = self.diagnostics() or type(err).__name__
+            raise SandboxError(f"the sandbox did not start: {detail}") from None
+        if header.get("event") != "ready":
+            await self.kill()
+            raise SandboxError(f"unexpected greeting from the sandbox agent: {header!r:.200}")
+        return header
+
+    async def request(
+        self,
+        header: dict[str, Any],
+        blobs: list[bytes] | None = None,
+        *,
+        timeout: float,
+        max_blob: int = 0,
+    ) -> tuple[dict[str, Any], list[bytes]]:
+        """Send one request and wait for its reply."""
+        if self.broken:
+            raise SandboxError("the sandbox session is no longer usable")
+        self._next_id += 1
+        header = {**header, "id": self._next_id}
+        try:
+            self._writer.write(encode_frame(header, blobs))
+            await self._writer.drain()
+            reply, out = await asyncio.wait_for(read_frame(self._reader, max_blob), timeout)
+        except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError) as err:
+            self.broken = True
+            await self.kill()
+            detail = self.diagnostics() or type(err).__name__
+            raise SandboxError(f"the sandbox agent stopped: {detail}") from None
+        except asyncio.TimeoutError:
+            self.broken = True
+            await self.kill()
+            raise SandboxError(f"the sandbox agent did not answer within {timeout:.0f}s") from None
+        if reply.get("id") != header["id"] and "id" in reply:
+            self.broken = True
+            raise SandboxError("the sandbox agent answered out of order")
+        if not reply.get("ok"):
+            raise SandboxError(f"sandbox agent error: {reply.get('error', 'unknown')}")
+        return reply, out
+
+    async def run(self, step: Step, base_env: Mapping[str, str]) -> ProcessResult:
+        """Run one step through the agent."""
+        ph = self.placeholders
+        env = {k: resolve(v, ph) for k, v in {**base_env, **step.env}.items()}
+        header: dict[str, Any] = {
+            "op": "run",
+            "kind": step.kind,
+            "argv": [resolve(a, ph) for a in step.argv],
+            "env": env,
+            "cwd": resolve(step.cwd, ph) if step.cwd else ph["{work_dir}"],
+            "limits": step.limits.model_dump(),
+            "stdin": 0,
+        }
+        if step.kind == "call":
+            if not step.module:
+                raise ValueError("a call step needs a module")
+            header["module"] = resolve(step.module, ph)
+            header["function"] = step.function
+        cap = step.limits.max_output_bytes + BLOB_SLACK
+        reply, out = await self.request(
+            header, [step.stdin], timeout=step.limits.timeout_s + HOST_GRACE_S, max_blob=cap
+        )
+        if len(out) != 3:
+            raise SandboxError("sandbox agent sent a malformed run reply")
+        if reply.get("exec_error"):
+            raise SandboxError(f"could not start {header['argv'][:1]}: {reply['exec_error']}")
+        rss_kb = reply.get("maxrss_kb") or 0
+        return ProcessResult(
+            exit_code=reply.get("exit_code"),
+            signal=reply.get("signal"),
+            stdout=out[0],
+            stderr=out[1],
+            channel=out[2],
+            nonce=str(reply.get("nonce", "")),
+            wall_s=float(reply.get("wall_s", 0.0)),
+            cpu_s=float(reply.get("cpu_s", 0.0)),
+            max_rss_mb=round(rss_kb / 1024, 2) if rss_kb else None,
+            timed_out=bool(reply.get("timed_out")),
+            output_exceeded=reply.get("output_exceeded"),
+            stdout_truncated=bool(reply.get("stdout_truncated")),
+            stderr_truncated=bool(reply.get("stderr_truncated")),
+        )
+
+    async def close(self) -> None:
+        """Ask the agent to exit, then make sure the whole sandbox is gone."""
+        if not self.broken and self.proc.returncode is None:
+            with contextlib.suppress(Exception):
+                await self.request({"op": "exit"}, timeout=2.0)
+        await self.kill()
+
+    async def kill(self) -> None:
+        """Kill the sandbox (its PID namespace dies with it) and reap it."""
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.proc.wait(), 10)
+        if self._stderr_task is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self._stderr_task, 1)
+        with contextlib.suppress(Exception):
+            self._writer.close()

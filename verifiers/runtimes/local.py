@@ -1,0 +1,535 @@
+"""The local runtime: a bubblewrap sandbox per program (the default; no daemon).
+
+Each session is one ``bwrap`` process with new user, PID, mount, network, IPC,
+UTS and cgroup namespaces. Inside:
+
+* the root filesystem is a read-only tmpfs holding read-only binds of ``/usr``
+  (and the ``/bin``, ``/lib`` links), a few files of ``/etc`` needed by the
+  dynamic linker, the Python interpreter's own directories, and the toolchain
+  directories a language asks for: nothing else of the host (no home, no
+  project, no ``/etc/shadow``, no secrets in the environment);
+* the program's files are read-only under ``/opt/program``; the working
+  directory ``/sandbox`` and ``/tmp`` are size-limited tmpfs mounts;
+* there is no network (a private loopback only);
+* the sandbox agent (``_agent.py``) runs as PID 1 and as an unprivileged user
+  (uid 65534 by default), runs each test with resource limits, and kills every
+  leftover process after each test.
+
+When the host runs as root, bubblewrap creates the user namespace and the host
+maps only root (for bubblewrap's own set-up) and the sandbox uid into it; the
+agent then drops to the sandbox uid, so that sandboxed processes are never root
+on the host and ``RLIMIT_NPROC`` applies to them. Without root, bubblewrap's
+unprivileged user namespace is used.
+
+If bubblewrap is missing or cannot create namespaces, :class:`LocalRuntime`
+raises :class:`~verifiers.errors.RuntimeUnavailableError` saying what to install.
+An unsandboxed mode exists only behind ``isolation="none"`` together with the
+environment variable ``VERIFIERS_ALLOW_UNSAFE_EXECUTION=1``, and warns loudly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import warnings
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from verifiers.errors import RuntimeUnavailableError, SandboxError
+from verifiers.limits import MIB, Limits
+from verifiers.program import ProcessResult, Program, Step, resolve
+from verifiers.protocols import RuntimeCheck
+from verifiers.runtimes.base import AgentConnection, agent_source
+
+log = logging.getLogger("verifiers.runtimes.local")
+
+PROGRAM_DIR = "/opt/program"
+WORK_DIR = "/sandbox"
+AGENT_PATH = "/opt/agent/agent.py"
+UNSAFE_ENV = "VERIFIERS_ALLOW_UNSAFE_EXECUTION"
+_ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+)
+_ROOT_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
+    "bubblewrap; Arch: pacman -S bubblewrap)"
+)
+
+
+def base_environment(python_bin: str) -> dict[str, str]:
+    """The whole environment of a sandboxed process, before a step adds its own."""
+    return {
+        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": WORK_DIR,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+
+
+def _python_paths(executable: str) -> list[str]:
+    """Host directories the interpreter needs: its prefixes and the directories of its binary."""
+    exe = os.path.abspath(executable)
+    if os.path.realpath(exe) == os.path.realpath(sys.executable):
+        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    else:
+        out = subprocess.run(
+            [exe, "-c", "import sys, json; print(json.dumps([sys.prefix, sys.base_prefix,"
+             " sys.exec_prefix, sys.base_exec_prefix]))"],
+            capture_output=True, text=True, timeout=30, check=True,
+        )
+        prefixes = set(json.loads(out.stdout))
+    paths = {*prefixes, os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
+    return _outermost(p for p in paths if p and os.path.isdir(p))
+
+
+def _outermost(paths: Sequence[str] | object) -> list[str]:
+    """Drop paths that lie under ``/usr`` or under another path of the set."""
+    unique = sorted({os.path.normpath(str(p)) for p in paths})  # type: ignore[attr-defined]
+    out: list[str] = []
+    for path in unique:
+        if path == "/usr" or path.startswith("/usr/"):
+            continue
+        if any(path == o or path.startswith(o + "/") for o in out):
+            continue
+        out.append(path)
+    return out
+
+
+@dataclass(frozen=True)
+class _Probe:
+    ok: bool
+    detail: str
+    mode: Literal["root", "user", "none"] = "user"
+
+
+class LocalRuntime:
+    """Runs programs in a bubblewrap sandbox on this machine.
+
+    Args:
+        isolation: ``auto`` or ``bwrap`` (the sandbox; the same thing today), or
+            ``none`` (no sandbox: only with ``VERIFIERS_ALLOW_UNSAFE_EXECUTION=1``).
+        bwrap: Path of the bubblewrap binary (default: found on ``PATH``).
+        python: Interpreter that runs the sandbox agent and Python programs
+            (default: the current interpreter, with its virtual environment).
+        sandbox_uid: User id of sandboxed processes.
+        sandbox_gid: Group id of sandboxed processes.
+        extra_ro_paths: More host directories to expose read-only.
+        start_timeout_s: How long a sandbox may take to start.
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        *,
+        isolation: Literal["auto", "bwrap", "none"] = "auto",
+        bwrap: str | None = None,
+        python: str | None = None,
+        sandbox_uid: int = 65534,
+        sandbox_gid: int = 65534,
+        extra_ro_paths: Sequence[str] = (),
+        start_timeout_s: float = 30.0,
+    ) -> None:
+        if isolation not in ("auto", "bwrap", "none"):
+            raise ValueError(f"isolation: expected auto, bwrap or none, got {isolation!r}")
+        self.isolation = isolation
+        self.bwrap = bwrap
+        self.python = python or sys.executable
+        self.sandbox_uid = sandbox_uid
+        self.sandbox_gid = sandbox_gid
+        self.extra_ro_paths = tuple(extra_ro_paths)
+        self.start_timeout_s = start_timeout_s
+        self._probe: _Probe | None = None
+        self._probe_lock = threading.Lock()
+        self._python_paths: list[str] | None = None
+        self._agent = agent_source()
+
+    def __repr__(self) -> str:
+        return f"LocalRuntime(isolation={self.isolation!r}, python={self.python!r})"
+
+    # --- availability ----------------------------------------------------------------------
+
+    def _bwrap_path(self) -> str | None:
+        if self.bwrap:
+            return self.bwrap if os.access(self.bwrap, os.X_OK) else None
+        return shutil.which("bwrap")
+
+    def check(self) -> RuntimeCheck:
+        """Whether the sandbox works here; starts a real one the first time."""
+        probe = self._ensure_probe()
+        return RuntimeCheck(self.name, probe.ok, probe.detail)
+
+    def _ensure_probe(self) -> _Probe:
+        with self._probe_lock:
+            if self._probe is None:
+                self._probe = self._run_probe()
+            return self._probe
+
+    def _run_probe(self) -> _Probe:
+        if self.isolation == "none":
+            if os.environ.get(UNSAFE_ENV) != "1":
+                return _Probe(
+                    False,
+                    f"isolation='none' runs model code without a sandbox and needs {UNSAFE_ENV}=1",
+                    "none",
+                )
+            return _Probe(True, "UNSAFE: no sandbox (isolation='none')", "none")
+        path = self._bwrap_path()
+        if path is None:
+            return _Probe(False, f"bubblewrap (bwrap) not found: {_INSTALL_HINT}")
+        mode: Literal["root", "user"] = "root" if os.geteuid() == 0 else "user"
+        try:
+            result = _run_sync(self._trial(mode))
+        except SandboxError as err:
+            hint = (
+                "bubblewrap could not create namespaces; check that user namespaces are enabled "
+                "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; on "
+                "Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor "
+                "profile for bwrap)"
+            )
+            return _Probe(False, f"{err}; {hint}", mode)
+        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+        detail = (
+            f"{version.strip() or 'bubblewrap'}; user namespaces ({mode} mode), "
+            f"sandbox uid {self.sandbox_uid}, Python {result}"
+        )
+        return _Probe(True, detail, mode)
+
+    async def _trial(self, mode: str) -> str:
+        async with self._open(Program(files={}, tests=()), Limits(), mode) as session:
+            return str(session.info.get("python", "?"))
+
+    def _require(self) -> _Probe:
+        probe = self._ensure_probe()
+        if not probe.ok:
+            raise RuntimeUnavailableError(f"local runtime unavailable: {probe.detail}")
+        return probe
+
+    # --- sessions --------------------------------------------------------------------------
+
+    def session(
+        self, program: Program, limits: Limits
+    ) -> contextlib.AbstractAsyncContextManager[_Session]:
+        """Open a sandbox holding ``program`` (see :class:`~verifiers.protocols.Runtime`)."""
+        return self._open(program, limits, self._require().mode)
+
+    @contextlib.asynccontextmanager
+    async def _open(self, program: Program, limits: Limits, mode: str) -> AsyncIterator[_Session]:
+        if mode == "none":
+            session: _Session = await self._start_unsafe(program, limits)
+        else:
+            session = await self._start_bwrap(program, limits, mode)
+        try:
+            await session.setup(program)
+            yield session
+        finally:
+            await session.close()
+
+    def _interpreter_paths(self) -> list[str]:
+        if self._python_paths is None:
+            self._python_paths = _python_paths(self.python)
+        return self._python_paths
+
+    def _bwrap_args(
+        self, program: Program, limits: Limits, mode: str, data_fds: list[tuple[int, str]]
+    ) -> list[str]:
+        path = self._bwrap_path()
+        assert path is not None
+        args = [
+            path,
+            "--unshare-all",
+            "--unshare-user",
+            "--die-with-parent",
+            "--as-pid-1",
+            "--new-session",
+            "--hostname",
+            "sandbox",
+        ]
+        if mode == "user":
+            args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
+            args += ["--disable-userns"]
+        args += ["--ro-bind", "/usr", "/usr"]
+        for link in _ROOT_LINKS:
+            if os.path.islink(link):
+                args += ["--symlink", os.readlink(link), link]
+            elif os.path.isdir(link):
+                args += ["--ro-bind", link, link]
+        for etc in _ETC_FILES:
+            args += ["--ro-bind-try", etc, etc]
+        ro = _outermost([*self._interpreter_paths(), *program.host_paths, *self.extra_ro_paths])
+        # Directories bubblewrap creates on the way to a mount point would be
+        # private to root: create them world-traversable first.
+        parents = {
+            os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds), WORK_DIR]
+        }
+        for parent in sorted(_ancestors(parents)):
+            args += ["--perms", "0755", "--dir", parent]
+        for host_path in ro:
+            args += ["--ro-bind", host_path, host_path]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        disk = str(limits.disk_mb * MIB)
+        args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", WORK_DIR]
+        args += ["--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
+        for fd, dest in data_fds:
+            args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
+        args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
+        for key, value in base_environment(os.path.dirname(self.python)).items():
+            args += ["--setenv", key, value]
+        args += ["--", self.python, "-s", "-B", AGENT_PATH]
+        args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
+        return args
+
+    def _data_files(self, program: Program) -> list[tuple[bytes, str]]:
+        uid, gid = self.sandbox_uid, self.sandbox_gid
+        files = [
+            (self._agent, AGENT_PATH),
+            (
+                f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                f"sandbox:x:{uid}:{gid}:sandbox:{WORK_DIR}:/usr/sbin/nologin\n".encode(),
+                "/etc/passwd",
+            ),
+            (f"root:x:0:\nsandbox:x:{gid}:\n".encode(), "/etc/group"),
+            (b"127.0.0.1 localhost sandbox\n::1 localhost\n", "/etc/hosts"),
+        ]
+        for rel, content in sorted(program.files.items()):
+            files.append((content, _join(PROGRAM_DIR, rel)))
+        return files
+
+    async def _start_bwrap(self, program: Program, limits: Limits, mode: str) -> _Session:
+        fds: list[int] = []
+        try:
+            data_fds = []
+            for content, dest in self._data_files(program):
+                fd = _memfd(content)
+                fds.append(fd)
+                data_fds.append((fd, dest))
+            args = self._bwrap_args(program, limits, mode, data_fds)
+            info_r = info_w = block_r = block_w = -1
+            if mode == "root":
+                info_r, info_w = os.pipe()
+                block_r, block_w = os.pipe()
+                fds += [info_w, block_r]
+                args[1:1] = ["--info-fd", str(info_w), "--userns-block-fd", str(block_r)]
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *args,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    pass_fds=fds,
+                    limit=1 << 20,
+                )
+            except OSError as err:
+                raise SandboxError(f"could not start bubblewrap: {err}") from err
+        finally:
+            for fd in fds:
+                os.close(fd)
+        conn = AgentConnection(proc, self._placeholders(PROGRAM_DIR, WORK_DIR))
+        if mode == "root":
+            try:
+                await self._map_user_namespace(info_r, block_w)
+            except SandboxError:
+                await conn.kill()
+                raise
+        info = await conn.wait_ready(self.start_timeout_s)
+        return _Session(conn, PROGRAM_DIR, WORK_DIR, base_environment(os.path.dirname(self.python)), info)
+
+    async def _map_user_namespace(self, info_r: int, block_w: int) -> None:
+        """Root mode: map root (for bubblewrap's set-up) and the sandbox ids, then release it."""
+        try:
+            loop = asyncio.get_running_loop()
+            reader = asyncio.StreamReader()
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(info_r, "rb", 0)
+            )
+            info_r = -1
+            try:
+                data = await asyncio.wait_for(reader.readuntil(b"}"), self.start_timeout_s)
+            except (asyncio.IncompleteReadError, asyncio.TimeoutError, asyncio.LimitOverrunError):
+                raise SandboxError("bubblewrap did not report its sandbox process") from None
+            finally:
+                transport.close()
+            pid = int(json.loads(data)["child-pid"])
+            uid, gid = self.sandbox_uid, self.sandbox_gid
+            try:
+                with open(f"/proc/{pid}/uid_map", "w") as f:
+                    f.write(f"0 0 1\n{uid} {uid} 1\n" if uid != 0 else "0 0 1\n")
+                with open(f"/proc/{pid}/gid_map", "w") as f:
+                    f.write(f"0 0 1\n{gid} {gid} 1\n" if gid != 0 else "0 0 1\n")
+            except OSError as err:
+                raise SandboxError(f"could not map the sandbox user namespace: {err}") from err
+            os.write(block_w, b"1")
+        finally:
+            if info_r >= 0:
+                os.close(info_r)
+            os.close(block_w)
+
+    async def _start_unsafe(self, program: Program, limits: Limits) -> _Session:
+        _warn_unsafe()
+        root = tempfile.mkdtemp(prefix="verifiers-unsafe-")
+        program_dir = os.path.join(root, "program")
+        work_dir = os.path.join(root, "work")
+        os.makedirs(work_dir)
+        for rel, content in program.files.items():
+            target = _join(program_dir, rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(content)
+            os.chmod(target, 0o444)
+        agent = os.path.join(root, "agent.py")
+        with open(agent, "wb") as f:
+            f.write(self._agent)
+        env = base_environment(os.path.dirname(self.python))
+        env["HOME"] = work_dir
+        proc = await asyncio.create_subprocess_exec(
+            self.python, "-s", "-B", agent,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=work_dir,
+            env=env,
+            limit=1 << 20,
+        )
+        conn = AgentConnection(proc, self._placeholders(program_dir, work_dir))
+        info = await conn.wait_ready(self.start_timeout_s)
+        return _Session(conn, program_dir, work_dir, env, info, cleanup=root)
+
+    def _placeholders(self, program_dir: str, work_dir: str) -> dict[str, str]:
+        return {"{program_dir}": program_dir, "{work_dir}": work_dir, "{python}": self.python}
+
+
+class _Session:
+    """One running sandbox (see :class:`~verifiers.protocols.Session`)."""
+
+    def __init__(
+        self,
+        conn: AgentConnection,
+        program_dir: str,
+        work_dir: str,
+        env: Mapping[str, str],
+        info: Mapping[str, object],
+        cleanup: str | None = None,
+    ) -> None:
+        self.conn = conn
+        self.program_dir = program_dir
+        self.work_dir = work_dir
+        self.env = dict(env)
+        self.info = dict(info)
+        self._cleanup = cleanup
+
+    async def setup(self, program: Program) -> None:
+        """Write the writable files and preload what forked tests share."""
+        if program.work_files:
+            items = sorted(program.work_files.items())
+            files = [
+                {"path": _join(self.work_dir, rel), "mode": 0o644, "blob": n}
+                for n, (rel, _) in enumerate(items)
+            ]
+            await self.conn.request(
+                {"op": "write", "files": files}, [c for _, c in items], timeout=30
+            )
+        if program.preload_modules or program.preload_entries:
+            entries = [resolve(e, self.conn.placeholders) for e in program.preload_entries]
+            reply, _ = await self.conn.request(
+                {"op": "preload", "modules": list(program.preload_modules), "entries": entries},
+                timeout=60,
+            )
+            # A module the interpreter lacks is the program's business; our own entry is not.
+            if reply.get("failed_entries"):
+                raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def run(self, step: Step) -> ProcessResult:
+        """Run one step (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run(step, self.env)
+
+    async def close(self) -> None:
+        """Stop the sandbox and remove what it left."""
+        await self.conn.close()
+        if self._cleanup:
+            _force_rmtree(self._cleanup)
+
+
+def _ancestors(paths: set[str]) -> set[str]:
+    """Every directory on the way to ``paths`` (themselves included), except ``/``."""
+    out: set[str] = set()
+    for path in paths:
+        while path not in ("/", "") and path not in out:
+            out.add(path)
+            path = os.path.dirname(path)
+    return out
+
+
+def _join(base: str, rel: str) -> str:
+    path = os.path.normpath(os.path.join(base, rel))
+    if not path.startswith(base.rstrip("/") + "/"):
+        raise ValueError(f"program file path {rel!r} leaves {base}")
+    return path
+
+
+def _memfd(content: bytes) -> int:
+    fd = os.memfd_create("verifiers", 0)
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _force_rmtree(path: str) -> None:
+    """Remove a directory tree even where the program made parts of it read-only."""
+    for dirpath, _, _ in os.walk(path):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, stat.S_IRWXU)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+_warned = False
+
+
+def _warn_unsafe() -> None:
+    global _warned
+    message = (
+        "verifiers: running model-written code WITHOUT A SANDBOX (isolation='none'). "
+        "It can read your files and secrets, use the network and harm this machine."
+    )
+    if not _warned:
+        _warned = True
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    log.warning(message)
+
+
+def _run_sync(coro: object) -> str:
+    """Run a coroutine to completion from synchronous code, even inside a running loop."""
+    result: list[str] = []
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            result.append(asyncio.run(coro))  # type: ignore[arg-type]
+        except BaseException as exc:
+            error.append(exc)
+
+    thread = threading.Thread(target=target, name="verifiers-probe")
+    thread.start()
+    thread.join()
+    if error:
+        raise error[0]
+    return result[0]
