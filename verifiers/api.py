@@ -212,16 +212,22 @@ def _jobs(
         completion = require(fields, "completion", index)
         tests = require(fields, "tests", index)
         if not isinstance(completion, str):
-            raise SpecError(f"items[{index}].completion",
-                            f"expected a string, got {type(completion).__name__}")
-        item_runtime = resolve_runtime(fields["runtime"]) if fields.get("runtime") else default_runtime
+            raise SpecError(
+                f"items[{index}].completion", f"expected a string, got {type(completion).__name__}"
+            )
+        item_runtime = (
+            resolve_runtime(fields["runtime"]) if fields.get("runtime") else default_runtime
+        )
         key = (registry.canonical_language(str(language)), id(item_runtime))
         verifier = verifiers.get(key)
         if verifier is None:
             verifier = verifiers[key] = CodeVerifier(registry.get_language(key[0]), item_runtime)
         options = base
-        overrides = {k: fields[k] for k in ("policy", "limits", "compare", "max_tests")
-                     if fields.get(k) is not None}
+        overrides = {
+            k: fields[k]
+            for k in ("policy", "limits", "compare", "max_tests")
+            if fields.get(k) is not None
+        }
         if overrides:
             try:
                 options = _options(

@@ -209,10 +209,12 @@ def _eq(e: Any, a: Any, opts: CompareOptions, depth: int) -> bool:
             return False
         return all(_eq(e_by_key[k], a_by_key[k], opts, depth + 1) for k in e_by_key)
     if isinstance(e, set | frozenset) and isinstance(a, set | frozenset):
-        return _freeze(e) == _freeze(a)
+        return bool(_freeze(e) == _freeze(a))
     if isinstance(e, complex) or isinstance(a, complex):
-        return isinstance(e, complex | int | float) and isinstance(a, complex | int | float) and (
-            e == a
+        return (
+            isinstance(e, complex | int | float)
+            and isinstance(a, complex | int | float)
+            and (e == a)
         )
     if type(e) is not type(a) and not (e is None or a is None):
         return False

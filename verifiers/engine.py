@@ -133,8 +133,10 @@ def item_fields(item: Any, index: int) -> Mapping[str, Any]:
         return item
     if hasattr(item, "model_dump"):
         return dict(item.model_dump())
-    raise SpecError(f"items[{index}]", f"expected a dict with language, completion and tests, "
-                    f"got {type(item).__name__}")
+    raise SpecError(
+        f"items[{index}]",
+        f"expected a dict with language, completion and tests, got {type(item).__name__}",
+    )
 
 
 def require(fields: Mapping[str, Any], name: str, index: int) -> Any:

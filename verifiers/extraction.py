@@ -125,7 +125,9 @@ def extract_code(
     text = strip_reasoning(completion)
     blocks = find_blocks(text)
     wanted = {n.lower() for n in names}
-    pick = (lambda seq: seq[-1]) if select == "last" else (lambda seq: seq[0])
+
+    def pick(seq: list[Block]) -> Block:
+        return seq[-1] if select == "last" else seq[0]
 
     tagged = [b for b in blocks if b.lang in wanted and b.code.strip()]
     if tagged:

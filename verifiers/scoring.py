@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifiers.errors import SpecError
-from verifiers.results import Result, StepResult, Status, TestResult, excerpt, overall_status
+from verifiers.results import Result, Status, StepResult, TestResult, excerpt, overall_status
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def feedback(status: Status, stage_message: str, tests: Sequence[TestResult], to
         return stage_message
     first = next((t for t in tests if t.status is status), None)
     if first is None:
-        return status.value
+        return str(status)
     passed = sum(1 for t in tests if t.passed)
     head = f"{passed}/{total} tests passed. Test {first.index + 1} "
     if status is Status.FAILED:

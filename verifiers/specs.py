@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -176,7 +176,14 @@ CODE_SPECS: tuple[type[BaseModel], ...] = (
     AssertScriptTests,
     AssertListTests,
 )
-_BY_KIND: dict[str, type[BaseModel]] = {
+_BY_KIND: dict[
+    str,
+    type[StdioTests]
+    | type[CallTests]
+    | type[ExpressionTests]
+    | type[AssertScriptTests]
+    | type[AssertListTests],
+] = {
     "stdio": StdioTests,
     "call": CallTests,
     "expression": ExpressionTests,
@@ -195,7 +202,10 @@ def _field_error(prefix: str, err: ValidationError) -> SpecError:
     return SpecError(field, msg)
 
 
-def build(model: type[BaseModel], data: Mapping[str, Any], field: str = "tests") -> Any:
+M = TypeVar("M", bound=BaseModel)
+
+
+def build(model: type[M], data: Mapping[str, Any], field: str = "tests") -> M:
     """Validate ``data`` into ``model``, turning pydantic errors into a :class:`SpecError`."""
     try:
         return model.model_validate(dict(data))
@@ -261,7 +271,7 @@ def _call(raw: Mapping[str, Any], field: str) -> CallTests:
         # APPS stores each call's arguments as a list; a bare value is one argument.
         data["inputs"] = [a if isinstance(a, list) else [a] for a in inputs]
     keep = {"fn_name", "inputs", "outputs", "compare", "unwrap_single", "kind"}
-    return build(CallTests, {k: v for k, v in data.items() if k in keep}, field)  # type: ignore[no-any-return]
+    return build(CallTests, {k: v for k, v in data.items() if k in keep}, field)
 
 
 def _expressions(raw: Sequence[Any], field: str) -> ExpressionTests:
@@ -287,7 +297,7 @@ def _mbpp(raw: Mapping[str, Any], field: str) -> AssertListTests:
     if setup is not None and not isinstance(setup, str):
         raise SpecError(f"{field}.test_setup_code", "expected a string")
     data = {"asserts": asserts, "imports": imports, "setup": setup, "prelude": raw.get("prelude")}
-    return build(AssertListTests, data, field)  # type: ignore[no-any-return]
+    return build(AssertListTests, data, field)
 
 
 def _looks_like_asserts(items: Sequence[Any]) -> bool:
@@ -339,7 +349,7 @@ def parse_tests(raw: Any, field: str = "tests") -> TestSpec:
         if all(isinstance(c, list | tuple) for c in raw):
             return _expressions(raw, field)
         if _looks_like_asserts(raw):
-            return build(AssertListTests, {"asserts": list(raw)}, field)  # type: ignore[no-any-return]
+            return build(AssertListTests, {"asserts": list(raw)}, field)
         raise SpecError(
             field,
             "a list must hold {input, output} objects, [expression, expected] pairs "
@@ -354,7 +364,7 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         model = _BY_KIND.get(kind)
         if model is None:
             raise SpecError(f"{field}.kind", f"unknown kind {kind!r}; known: {sorted(_BY_KIND)}")
-        return build(model, raw, field)  # type: ignore[no-any-return]
+        return build(model, raw, field)
     if "fn_name" in raw and raw.get("fn_name"):
         return _call(raw, field)
     if "inputs" in raw or "outputs" in raw:
@@ -369,7 +379,7 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         data = {k: raw.get(k) for k in ("test", "entry_point", "prompt", "prelude") if k in raw}
         if not isinstance(data.get("test"), str):
             raise SpecError(f"{field}.test", "expected the test code as a string")
-        return build(AssertScriptTests, data, field)  # type: ignore[no-any-return]
+        return build(AssertScriptTests, data, field)
     if "tests" in raw and isinstance(raw["tests"], list):
         return parse_tests(raw["tests"], f"{field}.tests")
     keys = ", ".join(sorted(map(str, raw))) or "none"

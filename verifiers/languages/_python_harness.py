@@ -134,7 +134,11 @@ def _encode(v: Any, budget: list[int], depth: int) -> Any:
         return {"$tuple": [_encode(x, budget, depth + 1) for x in tuple.__iter__(v)]}
     if t is dict:
         pairs = dict.items(v)
-        return {"$dict": [[_encode(k, budget, depth + 1), _encode(x, budget, depth + 1)] for k, x in pairs]}
+        return {
+            "$dict": [
+                [_encode(k, budget, depth + 1), _encode(x, budget, depth + 1)] for k, x in pairs
+            ]
+        }
     if t is set or t is frozenset:
         tag = "$set" if t is set else "$frozenset"
         return {tag: [_encode(x, budget, depth + 1) for x in t.__iter__(v)]}
@@ -181,13 +185,61 @@ _HEAPTYPE = 1 << 9
 _IMMUTABLETYPE = 1 << 8  # set on C extension types since 3.10; never on a class statement's type
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 _SENSITIVE = frozenset(
-    "__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __bool__ __len__ __contains__ __iter__ "
-    "__getitem__ __getattr__ __getattribute__ __add__ __radd__ __sub__ __rsub__ __mul__ "
-    "__rmul__ __truediv__ __rtruediv__ __floordiv__ __rfloordiv__ __mod__ __rmod__ __pow__ "
-    "__rpow__ __divmod__ __rdivmod__ __matmul__ __rmatmul__ __neg__ __pos__ __abs__ "
-    "__invert__ __round__ __trunc__ __floor__ __ceil__ __float__ __int__ __index__ "
-    "__complex__ __and__ __rand__ __or__ __ror__ __xor__ __rxor__ __lshift__ __rlshift__ "
-    "__rshift__ __rrshift__".split()
+    [
+        "__eq__",
+        "__ne__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__bool__",
+        "__len__",
+        "__contains__",
+        "__iter__",
+        "__getitem__",
+        "__getattr__",
+        "__getattribute__",
+        "__add__",
+        "__radd__",
+        "__sub__",
+        "__rsub__",
+        "__mul__",
+        "__rmul__",
+        "__truediv__",
+        "__rtruediv__",
+        "__floordiv__",
+        "__rfloordiv__",
+        "__mod__",
+        "__rmod__",
+        "__pow__",
+        "__rpow__",
+        "__divmod__",
+        "__rdivmod__",
+        "__matmul__",
+        "__rmatmul__",
+        "__neg__",
+        "__pos__",
+        "__abs__",
+        "__invert__",
+        "__round__",
+        "__trunc__",
+        "__floor__",
+        "__ceil__",
+        "__float__",
+        "__int__",
+        "__index__",
+        "__complex__",
+        "__and__",
+        "__rand__",
+        "__or__",
+        "__ror__",
+        "__xor__",
+        "__rxor__",
+        "__lshift__",
+        "__rlshift__",
+        "__rshift__",
+        "__rrshift__",
+    ]
 )
 _TRUSTED_CLASSES: set[type] = set()
 
@@ -294,15 +346,23 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
     "IsNot": operator.is_not,
 }
 _SYMBOLS = {
-    "Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=",
-    "In": "in", "NotIn": "not in", "Is": "is", "IsNot": "is not",
+    "Eq": "==",
+    "NotEq": "!=",
+    "Lt": "<",
+    "LtE": "<=",
+    "Gt": ">",
+    "GtE": ">=",
+    "In": "in",
+    "NotIn": "not in",
+    "Is": "is",
+    "IsNot": "is not",
 }
 _last_compare: list[str] = []
 
 
 def compare(line: int, ops: tuple[str, ...], left: Any, *rights: Callable[[], Any]) -> bool:
     """A comparison chain of the tests, evaluated only on safe values."""
-    for op, right_thunk in zip(ops, rights):
+    for op, right_thunk in zip(ops, rights, strict=True):
         right = right_thunk()
         if op not in ("Is", "IsNot"):
             for side in (left, right):
@@ -438,7 +498,9 @@ class _Rewriter(ast.NodeTransformer):
         source = ast.get_source_segment(self.source, node.test) or "<condition>"
         self.generic_visit(node)
         line = ast.Constant(node.lineno)
-        failure = _call("__vf_fail__", line, ast.Constant(source[:300]), node.msg or ast.Constant(None))
+        failure = _call(
+            "__vf_fail__", line, ast.Constant(source[:300]), node.msg or ast.Constant(None)
+        )
         check = ast.If(
             test=ast.UnaryOp(op=ast.Not(), operand=self._truth(node.test)),
             body=[ast.Raise(exc=failure, cause=None)],
@@ -489,7 +551,7 @@ class Snapshot:
                 if current.get(key, _MISSING) is not value:
                     return f"{module.__name__}.{key}"
         for name, code in self.codes.items():
-            if HELPERS[name].__code__ is not code:  # type: ignore[attr-defined]
+            if HELPERS[name].__code__ is not code:
                 return f"the test harness ({name})"
         if sys.gettrace() is not None or sys.getprofile() is not None:
             return "a tracing or profiling hook (sys.settrace / sys.setprofile)"
@@ -562,7 +624,7 @@ def _finish_interpreter() -> None:
     threading = sys.modules.get("threading")
     if threading is not None:
         try:
-            threading._shutdown()  # type: ignore[attr-defined]
+            threading._shutdown()
         except Exception:
             pass
     try:
@@ -644,9 +706,16 @@ def run_call(program_dir: str, spec: dict[str, Any], case: Any) -> int:
             except BaseException as exc:
                 return _report_error(exc, "solution")
         else:
-            emit({"event": "error", "stage": "solution", "type": "NameError",
-                  "message": f"function {name!r} is not defined (neither top-level nor a "
-                             "method of class Solution)", "traceback": ""})
+            emit(
+                {
+                    "event": "error",
+                    "stage": "solution",
+                    "type": "NameError",
+                    "message": f"function {name!r} is not defined (neither top-level nor a "
+                    "method of class Solution)",
+                    "traceback": "",
+                }
+            )
             return 1
     try:
         value = target(*case)
@@ -684,8 +753,15 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
         test_code = compile_trusted(test_source, "<tests>")
         prelude_code = compile_trusted(prelude, "<prelude>") if prelude else None
     except SyntaxError as exc:
-        emit({"event": "error", "stage": "tests", "type": "SyntaxError",
-              "message": f"the tests do not compile: {exc}", "traceback": ""})
+        emit(
+            {
+                "event": "error",
+                "stage": "tests",
+                "type": "SyntaxError",
+                "message": f"the tests do not compile: {exc}",
+                "traceback": "",
+            }
+        )
         return 2
     imported = []
     for name in _imported_modules(test_source) + _imported_modules(prelude):
@@ -727,8 +803,14 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
     try:
         exec(test_code, test_ns)
     except TestFailure as exc:
-        emit({"event": "fail", "line": exc.line, "message": str(exc)[:2000],
-              "untrusted": isinstance(exc, Untrusted)})
+        emit(
+            {
+                "event": "fail",
+                "line": exc.line,
+                "message": str(exc)[:2000],
+                "untrusted": isinstance(exc, Untrusted),
+            }
+        )
         return 1
     except SystemExit as exc:
         emit({"event": "exit", "code": _exit_code(exc), "stage": "tests"})
@@ -749,7 +831,10 @@ def _names_used(source: str) -> set[str]:
 
 def _defines(source: str, name: str) -> bool:
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and node.name == name:
+        if (
+            isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+            and node.name == name
+        ):
             return True
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name:
             return True

@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifiers.errors import SandboxError
@@ -20,7 +20,7 @@ from verifiers.extraction import extract_code
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, ProgramTest
 from verifiers.protocols import Language, Runtime, TestOutcome
-from verifiers.results import Result, StepResult, Status, TestResult, excerpt
+from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import assemble, resolve_policy, select_tests
 from verifiers.specs import CompareOptions, TestSpec
 
@@ -43,7 +43,7 @@ class Options:
     """
 
     policy: str | None = None
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
     compare: CompareOptions | None = None
     max_tests: int | None = None
     select: Literal["last", "first"] = "last"
@@ -125,7 +125,9 @@ class CodeVerifier:
         options: Defaults for every call; keyword arguments of :meth:`ascore` override them.
     """
 
-    def __init__(self, language: Language, runtime: Runtime, options: Options | None = None) -> None:
+    def __init__(
+        self, language: Language, runtime: Runtime, options: Options | None = None
+    ) -> None:
         self.language = language
         self.runtime = runtime
         self.options = options or Options()
@@ -251,9 +253,7 @@ class CodeVerifier:
         compare = opts.compare
         results: list[TestResult] = []
         compile_step: StepResult | None = None
-        budget_end = (
-            time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
-        )
+        budget_end = time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
         async with self.runtime.session(program, limits) as session:
             if program.build is not None:
                 proc = await session.run(program.build)
@@ -279,7 +279,9 @@ class CodeVerifier:
                 results.append(test_result(lang, spec, test.index, outcome, proc))
                 if outcome.fatal:
                     results += [
-                        test_result(lang, spec, t.index, TestOutcome(outcome.status, outcome.message))
+                        test_result(
+                            lang, spec, t.index, TestOutcome(outcome.status, outcome.message)
+                        )
                         for t in tests_iter[position + 1 :]
                     ]
                     return results, outcome.status, outcome.message, compile_step

@@ -38,9 +38,29 @@ GRAMMAR = "tree_sitter_python"
 HARNESS = "{program_dir}/harness.py"
 #: Imported once by the sandbox agent so that forked tests share them.
 DEFAULT_PRELOAD = (
-    "abc", "array", "bisect", "collections", "copy", "dataclasses", "decimal", "enum",
-    "fractions", "functools", "hashlib", "heapq", "itertools", "json", "math", "operator",
-    "random", "re", "statistics", "string", "sys", "typing", "unittest",
+    "abc",
+    "array",
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "sys",
+    "typing",
+    "unittest",
 )
 #: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
 HOST_PARSE_LIMIT = 1 << 20
@@ -186,7 +206,9 @@ class PythonLanguage:
                 try:
                     ast.parse(case.expression, mode="eval")
                 except SyntaxError as err:
-                    raise SpecError(f"tests[{n}][0]", f"not a Python expression: {err.msg}") from None
+                    raise SpecError(
+                        f"tests[{n}][0]", f"not a Python expression: {err.msg}"
+                    ) from None
         return spec
 
     def prepare(self, code: str, spec: TestSpec) -> str:
@@ -223,7 +245,9 @@ class PythonLanguage:
         if isinstance(spec, StdioTests):
             meta["mode"] = "stdio"
             payloads = [None] * len(selected)
-            stdins = [spec.cases[i].input.encode("utf-8", errors="surrogateescape") for i in selected]
+            stdins = [
+                spec.cases[i].input.encode("utf-8", errors="surrogateescape") for i in selected
+            ]
         elif isinstance(spec, CallTests):
             meta.update(mode="call", fn_name=spec.fn_name)
             payloads = [spec.inputs[i] for i in selected]
@@ -231,8 +255,9 @@ class PythonLanguage:
             meta["mode"] = "expression"
             payloads = [spec.cases[i].expression for i in selected]
         elif isinstance(spec, AssertScriptTests):
-            meta.update(mode="assert", test=spec.test, entry_point=spec.entry_point,
-                        prelude=spec.prelude)
+            meta.update(
+                mode="assert", test=spec.test, entry_point=spec.entry_point, prelude=spec.prelude
+            )
             payloads = [None] * len(selected)
         elif isinstance(spec, AssertListTests):
             meta.update(mode="assert", prelude=spec.prelude)
@@ -251,11 +276,18 @@ class PythonLanguage:
             args = ("{program_dir}", str(offset), str(len(data)))
             stdin = stdins[position] if stdins else b""
             if self.fork:
-                step = Step(argv=args, limits=step_limits, kind="call", module=HARNESS,
-                            function="main", stdin=stdin)
+                step = Step(
+                    argv=args,
+                    limits=step_limits,
+                    kind="call",
+                    module=HARNESS,
+                    function="main",
+                    stdin=stdin,
+                )
             else:
-                step = Step(argv=("{python}", "-s", "-B", HARNESS, *args), limits=step_limits,
-                            stdin=stdin)
+                step = Step(
+                    argv=("{python}", "-s", "-B", HARNESS, *args), limits=step_limits, stdin=stdin
+                )
             tests.append(ProgramTest(index=index, step=step, meta={"mode": meta["mode"]}))
         files = {
             "harness.py": self._harness,
@@ -285,8 +317,8 @@ class PythonLanguage:
             args = ", ".join(describe_value(a, 2000) for a in spec.inputs[index])
             return f"{spec.fn_name}({args})", describe_value(spec.outputs[index], 2000)
         if isinstance(spec, ExpressionTests):
-            case = spec.cases[index]
-            return case.expression, describe_value(case.expected, 2000)
+            pair = spec.cases[index]
+            return pair.expression, describe_value(pair.expected, 2000)
         if isinstance(spec, AssertListTests):
             return spec.asserts[index], ""
         if isinstance(spec, AssertScriptTests):
@@ -390,7 +422,9 @@ def _check_trusted(source: str, field: str) -> None:
     try:
         ast.parse(source)
     except SyntaxError as err:
-        raise SpecError(field, f"the test code does not parse: {err.msg} (line {err.lineno})") from None
+        raise SpecError(
+            field, f"the test code does not parse: {err.msg} (line {err.lineno})"
+        ) from None
 
 
 def _records(channel: bytes) -> list[dict[str, Any]]:
@@ -423,22 +457,18 @@ def _limit_outcome(
     ):
         return TestOutcome(Status.TIMEOUT, f"used more than {cpu_limit}s of CPU time")
     if proc.signal == signal.SIGXFSZ or _error_is(by_event, "OSError", "File too large"):
-        return TestOutcome(
-            Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB"
-        )
+        return TestOutcome(Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB")
     near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
     if _error_is(by_event, "MemoryError") or (near_limit and proc.signal in _MEMORY_SIGNALS):
-        return TestOutcome(Status.MEMORY_LIMIT, f"exceeded the memory limit of {limits.memory_mb} MB")
+        return TestOutcome(
+            Status.MEMORY_LIMIT, f"exceeded the memory limit of {limits.memory_mb} MB"
+        )
     return None
 
 
 def _error_is(by_event: dict[str, dict[str, Any]], kind: str, text: str = "") -> bool:
     error = by_event.get("error")
-    return (
-        error is not None
-        and error.get("type") == kind
-        and text in str(error.get("message", ""))
-    )
+    return error is not None and error.get("type") == kind and text in str(error.get("message", ""))
 
 
 def _error_text(error: dict[str, Any]) -> str:

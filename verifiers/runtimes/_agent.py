@@ -121,7 +121,7 @@ def drop_privileges(uid: int, gid: int) -> None:
 
 def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
     def setl(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
+        hard = resource.getrlimit(which)[1]
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
@@ -145,18 +145,24 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
 
 def _fresh_stdio() -> None:
     """Give a forked Python child the standard streams a new interpreter would have."""
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
-        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
+    sys.stdin = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+        encoding="utf-8",
+        errors="surrogateescape",
     )
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", errors="surrogateescape"
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+        encoding="utf-8",
+        errors="surrogateescape",
     )
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+    sys.stderr = io.TextIOWrapper(
         io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
         encoding="utf-8",
         errors="backslashreplace",
         line_buffering=True,
     )
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, f"__{name}__", getattr(sys, name))
 
 
 def _flush_stdio() -> None:
@@ -275,7 +281,13 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
     ch_r, ch_w = os.pipe()
     nonce_r, nonce_w = os.pipe()
     exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
-    child_fds = {"stdin": stdin_fd, "stdout": out_w, "stderr": err_w, "channel": ch_w, "nonce": nonce_r}
+    child_fds = {
+        "stdin": stdin_fd,
+        "stdout": out_w,
+        "stderr": err_w,
+        "channel": ch_w,
+        "nonce": nonce_r,
+    }
     # A forked child starts with this process's resident pages; for an exec'd
     # program a peak at or below that baseline says nothing about the program.
     baseline_kb = _rss_kb() if req["kind"] == "exec" else 0
@@ -407,7 +419,9 @@ def _load_entry(path: str) -> ModuleType:
 # --- requests ------------------------------------------------------------------------------
 
 
-def handle(header: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, Any], list[bytes]]:
+def handle(
+    header: dict[str, Any], blobs: list[bytes], pid1: bool
+) -> tuple[dict[str, Any], list[bytes]]:
     op = header.get("op")
     if op == "run":
         reply, out = run(header, blobs, pid1)

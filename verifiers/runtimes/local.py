@@ -41,7 +41,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -91,18 +91,25 @@ def _python_paths(executable: str) -> list[str]:
         prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     else:
         out = subprocess.run(
-            [exe, "-c", "import sys, json; print(json.dumps([sys.prefix, sys.base_prefix,"
-             " sys.exec_prefix, sys.base_exec_prefix]))"],
-            capture_output=True, text=True, timeout=30, check=True,
+            [
+                exe,
+                "-c",
+                "import sys, json; print(json.dumps([sys.prefix, sys.base_prefix,"
+                " sys.exec_prefix, sys.base_exec_prefix]))",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
         )
         prefixes = set(json.loads(out.stdout))
     paths = {*prefixes, os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
     return _outermost(p for p in paths if p and os.path.isdir(p))
 
 
-def _outermost(paths: Sequence[str] | object) -> list[str]:
+def _outermost(paths: Iterable[str]) -> list[str]:
     """Drop paths that lie under ``/usr`` or under another path of the set."""
-    unique = sorted({os.path.normpath(str(p)) for p in paths})  # type: ignore[attr-defined]
+    unique = sorted({os.path.normpath(p) for p in paths})
     out: list[str] = []
     for path in unique:
         if path == "/usr" or path.startswith("/usr/"):
@@ -206,7 +213,9 @@ class LocalRuntime:
                 "profile for bwrap)"
             )
             return _Probe(False, f"{err}; {hint}", mode)
-        version = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+        version = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, check=False
+        ).stdout
         detail = (
             f"{version.strip() or 'bubblewrap'}; user namespaces ({mode} mode), "
             f"sandbox uid {self.sandbox_uid}, Python {result}"
@@ -277,9 +286,7 @@ class LocalRuntime:
         ro = _outermost([*self._interpreter_paths(), *program.host_paths, *self.extra_ro_paths])
         # Directories bubblewrap creates on the way to a mount point would be
         # private to root: create them world-traversable first.
-        parents = {
-            os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds), WORK_DIR]
-        }
+        parents = {os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds), WORK_DIR]}
         for parent in sorted(_ancestors(parents)):
             args += ["--perms", "0755", "--dir", parent]
         for host_path in ro:
@@ -350,7 +357,9 @@ class LocalRuntime:
                 await conn.kill()
                 raise
         info = await conn.wait_ready(self.start_timeout_s)
-        return _Session(conn, PROGRAM_DIR, WORK_DIR, base_environment(os.path.dirname(self.python)), info)
+        return _Session(
+            conn, PROGRAM_DIR, WORK_DIR, base_environment(os.path.dirname(self.python)), info
+        )
 
     async def _map_user_namespace(self, info_r: int, block_w: int) -> None:
         """Root mode: map root (for bubblewrap's set-up) and the sandbox ids, then release it."""
@@ -400,7 +409,10 @@ class LocalRuntime:
         env = base_environment(os.path.dirname(self.python))
         env["HOME"] = work_dir
         proc = await asyncio.create_subprocess_exec(
-            self.python, "-s", "-B", agent,
+            self.python,
+            "-s",
+            "-B",
+            agent,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -470,7 +482,8 @@ class _Session:
 def _ancestors(paths: set[str]) -> set[str]:
     """Every directory on the way to ``paths`` (themselves included), except ``/``."""
     out: set[str] = set()
-    for path in paths:
+    for start in paths:
+        path = start
         while path not in ("/", "") and path not in out:
             out.add(path)
             path = os.path.dirname(path)
