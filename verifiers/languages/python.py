@@ -36,31 +36,14 @@ from verifiers.specs import (
 
 GRAMMAR = "tree_sitter_python"
 HARNESS = "{program_dir}/harness.py"
-#: Imported once by the sandbox agent so that forked tests share them.
-DEFAULT_PRELOAD = (
-    "abc",
-    "array",
-    "bisect",
-    "collections",
-    "copy",
-    "dataclasses",
-    "decimal",
-    "enum",
-    "fractions",
-    "functools",
-    "hashlib",
-    "heapq",
-    "itertools",
-    "json",
-    "math",
-    "operator",
-    "random",
-    "re",
-    "statistics",
-    "string",
-    "sys",
-    "typing",
-    "unittest",
+#: Modules the sandbox may import once per program, before the tests, when the
+#: program or its tests import them, so that forked tests share them. Only these:
+#: a program must not be able to make the supervisor import arbitrary modules.
+PRELOADABLE = frozenset(
+    """abc array ast bisect calendar cmath collections copy csv dataclasses datetime decimal
+    difflib enum fractions functools hashlib heapq io itertools json math numbers operator
+    queue random re statistics string struct sys textwrap time typing unicodedata unittest
+    numpy scipy sympy sortedcontainers""".split()
 )
 #: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
 HOST_PARSE_LIMIT = 1 << 20
@@ -171,13 +154,14 @@ class PythonLanguage:
     Args:
         fork: Fork the sandbox's running interpreter per test (fast) rather than
             start a new interpreter per test.
-        preload: Modules imported once per program before the tests run.
+        preload: Modules the sandbox may import once per program (when the program or
+            its tests import them) so that forked tests share them.
     """
 
     name = "python"
     aliases = ("python", "py", "python3", "py3")
 
-    def __init__(self, *, fork: bool = True, preload: tuple[str, ...] = DEFAULT_PRELOAD) -> None:
+    def __init__(self, *, fork: bool = True, preload: frozenset[str] = PRELOADABLE) -> None:
         self.fork = fork
         self.preload = preload
         self._harness = _harness_source()
@@ -295,10 +279,14 @@ class PythonLanguage:
             "spec.json": json.dumps(meta).encode(),
             "cases.bin": bytes(blob),
         }
+        wanted = _imports(code)
+        for source in (meta.get("test"), meta.get("prelude"), *payloads[:1]):
+            if isinstance(source, str):
+                wanted |= _imports(source)
         return Program(
             files=files,
             tests=tuple(tests),
-            preload_modules=self.preload if self.fork else (),
+            preload_modules=tuple(sorted(wanted & self.preload)) if self.fork else (),
             preload_entries=(HARNESS,) if self.fork else (),
         )
 
@@ -416,6 +404,21 @@ class PythonLanguage:
         if ok:
             return TestOutcome(Status.PASSED, actual=shown)
         return TestOutcome(Status.FAILED, "wrong answer", shown)
+
+
+def _imports(source: str) -> set[str]:
+    """Top-level names of the modules a piece of code imports."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
 
 
 def _check_trusted(source: str, field: str) -> None:

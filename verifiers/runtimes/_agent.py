@@ -29,12 +29,10 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
-import importlib.util
 import io
 import json
 import os
 import resource
-import secrets
 import select
 import signal
 import struct
@@ -49,6 +47,7 @@ CHANNEL_FD = 3
 NONCE_FD = 4
 MAX_HEADER = 1 << 20
 MAX_BLOB = 1 << 31
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 STACK_CAP = 256 * 1024 * 1024
@@ -112,6 +111,8 @@ def drop_privileges(uid: int, gid: int) -> None:
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
+        # Changing credentials cleared bubblewrap's --die-with-parent: arm it again.
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_DUMPABLE, 0)
 
@@ -258,7 +259,7 @@ def _memfd(data: bytes) -> int:
     try:
         fd = os.memfd_create("stdin", 0)
     except (AttributeError, OSError):
-        path = f"/tmp/.stdin-{secrets.token_hex(8)}"
+        path = f"/tmp/.stdin-{os.urandom(8).hex()}"
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         os.unlink(path)
     view = memoryview(data)
@@ -298,7 +299,7 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
     for fd in (stdin_fd, out_w, err_w, ch_w, nonce_r, exec_w):
         os.close(fd)
     # The nonce exists only after the fork: the child's memory never held it.
-    nonce = secrets.token_hex(16)
+    nonce = os.urandom(16).hex()
     try:
         os.write(nonce_w, nonce.encode())
     except OSError:
@@ -405,6 +406,8 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
 
 
 def _load_entry(path: str) -> ModuleType:
+    import importlib.util
+
     name = "_vf_entry_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -439,16 +442,25 @@ def handle(
         return {"ok": True}, []
     if op == "preload":
         failed_modules, failed_entries = [], []
-        for name in header.get("modules", []):
-            try:
-                __import__(name)
-            except Exception as exc:
-                failed_modules.append(f"{name}: {type(exc).__name__}: {exc}")
-        for path in header.get("entries", []):
-            try:
-                _load_entry(path)
-            except Exception as exc:
-                failed_entries.append(f"{path}: {type(exc).__name__}: {exc}")
+        # An import that prints must not write into the protocol channel.
+        saved = os.dup(OUT_FD)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, OUT_FD)
+        os.close(devnull)
+        try:
+            for name in header.get("modules", []):
+                try:
+                    __import__(name)
+                except Exception as exc:
+                    failed_modules.append(f"{name}: {type(exc).__name__}: {exc}")
+            for path in header.get("entries", []):
+                try:
+                    _load_entry(path)
+                except Exception as exc:
+                    failed_entries.append(f"{path}: {type(exc).__name__}: {exc}")
+        finally:
+            os.dup2(saved, OUT_FD)
+            os.close(saved)
         return {"ok": True, "failed_modules": failed_modules, "failed_entries": failed_entries}, []
     if op == "ping":
         return {"ok": True}, []

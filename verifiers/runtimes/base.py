@@ -6,6 +6,8 @@ import asyncio
 import collections
 import contextlib
 import json
+import os
+import signal
 import struct
 from collections.abc import Mapping
 from importlib import resources
@@ -70,6 +72,8 @@ class AgentConnection:
         )
         self._next_id = 0
         self.broken = False
+        #: Host pid of the sandbox's PID 1, when the runtime knows it.
+        self.sandbox_pid: int | None = None
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -173,14 +177,16 @@ class AgentConnection:
         )
 
     async def close(self) -> None:
-        """Ask the agent to exit, then make sure the whole sandbox is gone."""
-        if not self.broken and self.proc.returncode is None:
-            with contextlib.suppress(Exception):
-                await self.request({"op": "exit"}, timeout=2.0)
+        """End the session: the sandbox holds nothing worth a clean shutdown, so kill it."""
+        self.broken = True
         await self.kill()
 
     async def kill(self) -> None:
-        """Kill the sandbox (its PID namespace dies with it) and reap it."""
+        """Kill the sandbox (its PID namespace dies with its PID 1) and reap it."""
+        if self.sandbox_pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.sandbox_pid, signal.SIGKILL)
+            self.sandbox_pid = None
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()

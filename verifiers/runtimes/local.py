@@ -329,12 +329,16 @@ class LocalRuntime:
                 fds.append(fd)
                 data_fds.append((fd, dest))
             args = self._bwrap_args(program, limits, mode, data_fds)
-            info_r = info_w = block_r = block_w = -1
+            # bubblewrap reports the host pid of the sandbox's PID 1 on the info pipe:
+            # killing it takes down the whole sandbox, whatever the agent became.
+            info_r, info_w = os.pipe()
+            fds.append(info_w)
+            args[1:1] = ["--info-fd", str(info_w)]
+            block_w = -1
             if mode == "root":
-                info_r, info_w = os.pipe()
                 block_r, block_w = os.pipe()
-                fds += [info_w, block_r]
-                args[1:1] = ["--info-fd", str(info_w), "--userns-block-fd", str(block_r)]
+                fds.append(block_r)
+                args[1:1] = ["--userns-block-fd", str(block_r)]
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *args,
@@ -345,51 +349,60 @@ class LocalRuntime:
                     limit=1 << 20,
                 )
             except OSError as err:
+                os.close(info_r)
+                if block_w >= 0:
+                    os.close(block_w)
                 raise SandboxError(f"could not start bubblewrap: {err}") from err
         finally:
             for fd in fds:
                 os.close(fd)
         conn = AgentConnection(proc, self._placeholders(PROGRAM_DIR, WORK_DIR))
-        if mode == "root":
-            try:
-                await self._map_user_namespace(info_r, block_w)
-            except SandboxError:
-                await conn.kill()
-                raise
+        try:
+            conn.sandbox_pid = await self._read_child_pid(info_r)
+            if mode == "root":
+                self._map_user_namespace(conn.sandbox_pid)
+                os.write(block_w, b"1")
+        except SandboxError:
+            await conn.kill()
+            raise
+        finally:
+            if block_w >= 0:
+                os.close(block_w)
         info = await conn.wait_ready(self.start_timeout_s)
         return _Session(
             conn, PROGRAM_DIR, WORK_DIR, base_environment(os.path.dirname(self.python)), info
         )
 
-    async def _map_user_namespace(self, info_r: int, block_w: int) -> None:
-        """Root mode: map root (for bubblewrap's set-up) and the sandbox ids, then release it."""
+    async def _read_child_pid(self, info_r: int) -> int:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(info_r, "rb", 0)
+        )
         try:
-            loop = asyncio.get_running_loop()
-            reader = asyncio.StreamReader()
-            transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(info_r, "rb", 0)
-            )
-            info_r = -1
-            try:
-                data = await asyncio.wait_for(reader.readuntil(b"}"), self.start_timeout_s)
-            except (asyncio.IncompleteReadError, asyncio.TimeoutError, asyncio.LimitOverrunError):
-                raise SandboxError("bubblewrap did not report its sandbox process") from None
-            finally:
-                transport.close()
-            pid = int(json.loads(data)["child-pid"])
-            uid, gid = self.sandbox_uid, self.sandbox_gid
-            try:
-                with open(f"/proc/{pid}/uid_map", "w") as f:
-                    f.write(f"0 0 1\n{uid} {uid} 1\n" if uid != 0 else "0 0 1\n")
-                with open(f"/proc/{pid}/gid_map", "w") as f:
-                    f.write(f"0 0 1\n{gid} {gid} 1\n" if gid != 0 else "0 0 1\n")
-            except OSError as err:
-                raise SandboxError(f"could not map the sandbox user namespace: {err}") from err
-            os.write(block_w, b"1")
+            data = await asyncio.wait_for(reader.readuntil(b"}"), self.start_timeout_s)
+            return int(json.loads(data)["child-pid"])
+        except (
+            asyncio.IncompleteReadError,
+            asyncio.TimeoutError,
+            asyncio.LimitOverrunError,
+            ValueError,
+            KeyError,
+        ):
+            raise SandboxError("bubblewrap did not report its sandbox process") from None
         finally:
-            if info_r >= 0:
-                os.close(info_r)
-            os.close(block_w)
+            transport.close()
+
+    def _map_user_namespace(self, pid: int) -> None:
+        """Root mode: map root (for bubblewrap's set-up) and the sandbox ids into the namespace."""
+        uid, gid = self.sandbox_uid, self.sandbox_gid
+        try:
+            with open(f"/proc/{pid}/uid_map", "w") as f:
+                f.write(f"0 0 1\n{uid} {uid} 1\n" if uid != 0 else "0 0 1\n")
+            with open(f"/proc/{pid}/gid_map", "w") as f:
+                f.write(f"0 0 1\n{gid} {gid} 1\n" if gid != 0 else "0 0 1\n")
+        except OSError as err:
+            raise SandboxError(f"could not map the sandbox user namespace: {err}") from err
 
     async def _start_unsafe(self, program: Program, limits: Limits) -> _Session:
         _warn_unsafe()
