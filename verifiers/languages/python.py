@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import ast
 import json
+import platform
 import re
 import signal
+import sys
 from importlib import resources
 from typing import Any
 
@@ -40,10 +42,48 @@ HARNESS = "{program_dir}/harness.py"
 #: program or its tests import them, so that forked tests share them. Only these:
 #: a program must not be able to make the supervisor import arbitrary modules.
 PRELOADABLE = frozenset(
-    """abc array ast bisect calendar cmath collections copy csv dataclasses datetime decimal
-    difflib enum fractions functools hashlib heapq io itertools json math numbers operator
-    queue random re statistics string struct sys textwrap time typing unicodedata unittest
-    numpy scipy sympy sortedcontainers""".split()
+    [
+        "abc",
+        "array",
+        "ast",
+        "bisect",
+        "calendar",
+        "cmath",
+        "collections",
+        "copy",
+        "csv",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "enum",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "io",
+        "itertools",
+        "json",
+        "math",
+        "numbers",
+        "operator",
+        "queue",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "struct",
+        "sys",
+        "textwrap",
+        "time",
+        "typing",
+        "unicodedata",
+        "unittest",
+        "numpy",
+        "scipy",
+        "sympy",
+        "sortedcontainers",
+    ]
 )
 #: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
 HOST_PARSE_LIMIT = 1 << 20
@@ -165,6 +205,17 @@ class PythonLanguage:
         self.fork = fork
         self.preload = preload
         self._harness = _harness_source()
+
+    def toolchain(self) -> str:
+        """What this language runs with here (for ``verifiers doctor``)."""
+        from importlib.metadata import version
+
+        tree_sitter_check(GRAMMAR, "pass\n")  # loads the grammar, or raises
+        return (
+            f"tree-sitter-python {version('tree-sitter-python')}; programs run on the "
+            f"runtime's interpreter (local: {sys.executable}, {platform.python_version()}); "
+            f"{'fork per test' if self.fork else 'interpreter per test'}"
+        )
 
     # --- before running ---------------------------------------------------------------------
 

@@ -72,8 +72,8 @@ class AgentConnection:
         )
         self._next_id = 0
         self.broken = False
-        #: Host pid of the sandbox's PID 1, when the runtime knows it.
-        self.sandbox_pid: int | None = None
+        #: A pidfd of the sandbox's PID 1, when the runtime knows it (immune to pid reuse).
+        self.sandbox_pidfd: int | None = None
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -183,10 +183,11 @@ class AgentConnection:
 
     async def kill(self) -> None:
         """Kill the sandbox (its PID namespace dies with its PID 1) and reap it."""
-        if self.sandbox_pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(self.sandbox_pid, signal.SIGKILL)
-            self.sandbox_pid = None
+        if self.sandbox_pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)
+            os.close(self.sandbox_pidfd)
+            self.sandbox_pidfd = None
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()

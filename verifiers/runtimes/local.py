@@ -358,9 +358,11 @@ class LocalRuntime:
                 os.close(fd)
         conn = AgentConnection(proc, self._placeholders(PROGRAM_DIR, WORK_DIR))
         try:
-            conn.sandbox_pid = await self._read_child_pid(info_r)
+            pid = await self._read_child_pid(info_r)
+            with contextlib.suppress(OSError):
+                conn.sandbox_pidfd = os.pidfd_open(pid)
             if mode == "root":
-                self._map_user_namespace(conn.sandbox_pid)
+                self._map_user_namespace(pid)
                 os.write(block_w, b"1")
         except SandboxError:
             await conn.kill()

@@ -1,0 +1,350 @@
+"""The ``verifiers`` command: score, check, doctor, demo."""
+
+from __future__ import annotations
+
+import collections
+import json
+import platform
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from verifiers import api, registry
+from verifiers.errors import SpecError, VerifierError
+from verifiers.results import Result, Status
+
+app = typer.Typer(
+    help="Run model-written code safely and turn the verdict into a reward or a score.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console(stderr=True)
+out = Console()
+
+
+def main() -> None:
+    """Entry point of the ``verifiers`` script."""
+    app()
+
+
+# --- reading and writing -------------------------------------------------------------------
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in (".parquet", ".pq")
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL (optionally .gz) or parquet file."""
+    if _is_parquet(path):
+        import pyarrow.parquet as pq
+
+        return list(pq.read_table(path).to_pylist())
+    opener: Any = open
+    if path.suffix == ".gz":
+        import gzip
+
+        opener = gzip.open
+    rows = []
+    with opener(path, "rt", encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise SpecError(f"{path}:{number}", f"not valid JSON ({err.msg})") from None
+            if not isinstance(row, dict):
+                raise SpecError(f"{path}:{number}", "each line must be a JSON object")
+            rows.append(row)
+    return rows
+
+
+def _result_row(index: int, row_id: Any, result: Result) -> dict[str, Any]:
+    return {"index": index, "id": row_id, **result.model_dump(mode="json")}
+
+
+def write_results(path: Path, records: Iterator[dict[str, Any]]) -> None:
+    """Write result records as JSONL, or as parquet (flat columns plus the full result as JSON)."""
+    if not _is_parquet(path):
+        with open(path, "w", encoding="utf-8") as f:
+            for record in records:
+                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    flat = [
+        {
+            "index": r["index"],
+            "id": None if r["id"] is None else str(r["id"]),
+            "status": r["status"],
+            "score": r["score"],
+            "pass_rate": r["pass_rate"],
+            "passed": r["passed"],
+            "total": r["total"],
+            "format_ok": r["format_ok"],
+            "infra_error": r["infra_error"],
+            "duration_s": r["duration_s"],
+            "feedback": r["feedback"],
+            "result_json": json.dumps(r, ensure_ascii=False),
+        }
+        for r in records
+    ]
+    pq.write_table(pa.Table.from_pylist(flat), path)
+
+
+# --- summary -------------------------------------------------------------------------------
+
+
+def summary_table(results: list[Result], problems: list[Any] | None = None) -> Table:
+    """Counts per status, mean score and pass@1 (per problem when problem ids are known)."""
+    table = Table(title="Summary", show_lines=False)
+    table.add_column("status")
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
+    counts = collections.Counter(r.status for r in results)
+    n = len(results) or 1
+    for status in Status:
+        if counts.get(status):
+            table.add_row(status.value, str(counts[status]), f"{counts[status] / n:.1%}")
+    mean = sum(r.score for r in results) / n
+    if problems is not None and any(p is not None for p in problems):
+        by_problem: dict[Any, list[bool]] = collections.defaultdict(list)
+        for problem, result in zip(problems, results, strict=True):
+            by_problem[problem].append(result.ok)
+        pass1 = sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem)
+    else:
+        pass1 = counts.get(Status.PASSED, 0) / n
+    table.add_section()
+    table.add_row("total", str(len(results)), "")
+    table.add_row("mean score", f"{mean:.4f}", "")
+    table.add_row("pass@1", f"{pass1:.4f}", "")
+    return table
+
+
+def _fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+# --- commands ------------------------------------------------------------------------------
+
+
+@app.command()
+def score(
+    input: Annotated[Path, typer.Argument(help="JSONL (.jsonl, .jsonl.gz) or parquet file.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Results file (.jsonl or .parquet).")
+    ] = None,
+    language: Annotated[
+        str | None, typer.Option(help="Language for rows without a language field.")
+    ] = None,
+    language_field: Annotated[str, typer.Option(help="Field holding the language.")] = "language",
+    completion_field: Annotated[
+        str, typer.Option(help="Field holding the completion.")
+    ] = "completion",
+    tests_field: Annotated[str, typer.Option(help="Field holding the tests.")] = "tests",
+    id_field: Annotated[str, typer.Option(help="Field copied to each result as its id.")] = "id",
+    problem_field: Annotated[
+        str | None, typer.Option(help="Field grouping samples of one problem (for pass@1).")
+    ] = None,
+    policy: Annotated[str | None, typer.Option(help="Scoring policy: binary or partial.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per test.")] = None,
+    memory: Annotated[int | None, typer.Option(help="Memory limit in MB.")] = None,
+    max_tests: Annotated[int | None, typer.Option(help="Run at most this many tests.")] = None,
+    max_concurrency: Annotated[int | None, typer.Option(help="Programs at once.")] = None,
+    runtime: Annotated[str, typer.Option(help="Runtime name.")] = "local",
+) -> None:
+    """Score every row of a dataset file and write one result per row, in order."""
+    try:
+        rows = read_rows(input)
+    except (OSError, SpecError) as err:
+        _fail(str(err))
+    if not rows:
+        _fail(f"{input} holds no rows")
+    items = []
+    for number, row in enumerate(rows):
+        lang = row.get(language_field) or language
+        if lang is None:
+            _fail(f"row {number}: no {language_field!r} field; pass --language")
+        items.append(
+            {
+                "language": lang,
+                "completion": row.get(completion_field),
+                "tests": row.get(tests_field),
+            }
+        )
+    limits: dict[str, Any] = {}
+    if timeout is not None:
+        limits["timeout_s"] = timeout
+    if memory is not None:
+        limits["memory_mb"] = memory
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("verifying", total=len(items))
+        try:
+            results = api.score_batch(
+                items,
+                policy=policy,
+                limits=limits or None,
+                runtime=runtime,
+                max_tests=max_tests,
+                max_concurrency=max_concurrency,
+                progress=lambda done, total: progress.update(task, completed=done),
+            )
+        except SpecError as err:
+            _fail(str(err).replace("items[", "row ["))
+        except VerifierError as err:
+            _fail(str(err), 3)
+    elapsed = time.perf_counter() - started
+    if output is not None:
+        write_results(
+            output,
+            (
+                _result_row(i, row.get(id_field), r)
+                for i, (row, r) in enumerate(zip(rows, results, strict=True))
+            ),
+        )
+        console.print(f"wrote {len(results)} results to {output}")
+    problems = [row.get(problem_field) for row in rows] if problem_field else None
+    out.print(summary_table(results, problems))
+    console.print(f"{len(results)} rows in {elapsed:.1f}s ({len(results) / elapsed:.1f} rows/s)")
+
+
+@app.command()
+def check(
+    program: Annotated[
+        str, typer.Argument(help="File with the completion or code ('-' for stdin).")
+    ],
+    tests: Annotated[str, typer.Option(help="Tests: a JSON file path or a JSON string.")],
+    language: Annotated[str, typer.Option(help="Language name.")] = "python",
+    policy: Annotated[str | None, typer.Option(help="Scoring policy.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds per test.")] = None,
+    memory: Annotated[int | None, typer.Option(help="Memory limit in MB.")] = None,
+    runtime: Annotated[str, typer.Option(help="Runtime name.")] = "local",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
+) -> None:
+    """Verify one program and show every test; exit status 0 only when all tests pass."""
+    completion = sys.stdin.read() if program == "-" else Path(program).read_text()
+    tests_path = Path(tests)
+    raw_tests = tests_path.read_text() if tests_path.is_file() else tests
+    limits: dict[str, Any] = {}
+    if timeout is not None:
+        limits["timeout_s"] = timeout
+    if memory is not None:
+        limits["memory_mb"] = memory
+    try:
+        result = api.score(
+            language, completion, raw_tests, policy=policy, limits=limits or None, runtime=runtime
+        )
+    except SpecError as err:
+        _fail(str(err))
+    except VerifierError as err:
+        _fail(str(err), 3)
+    if as_json:
+        out.print_json(result.model_dump_json())
+    else:
+        table = Table(title=f"{language}: {result.summary()}")
+        for column in ("test", "status", "wall s", "message"):
+            table.add_column(column)
+        for t in result.tests:
+            message = (t.message or t.stderr).strip().splitlines()
+            table.add_row(
+                str(t.index),
+                t.status.value,
+                f"{t.wall_s:.3f}",
+                message[-1][:100] if message else "",
+            )
+        out.print(table)
+        if not result.ok:
+            out.print(result.feedback)
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command()
+def doctor() -> None:
+    """Show which runtimes and toolchains work here, and why not."""
+    table = Table(title="verifiers doctor")
+    table.add_column("component")
+    table.add_column("status")
+    table.add_column("detail")
+    table.add_row("python (host)", "ok", f"{platform.python_version()} at {sys.executable}")
+    healthy = True
+    for name in registry.runtime_names():
+        try:
+            verdict = registry.get_runtime(name).check()
+            table.add_row(
+                f"runtime {name}", "ok" if verdict.available else "unavailable", verdict.detail
+            )
+            healthy &= verdict.available or name != "local"
+        except Exception as err:
+            table.add_row(f"runtime {name}", "error", f"{type(err).__name__}: {err}")
+            healthy &= name != "local"
+    for name in registry.language_names():
+        try:
+            lang = registry.get_language(name)
+            toolchain = getattr(lang, "toolchain", None)
+            detail = toolchain() if callable(toolchain) else "available"
+            table.add_row(f"language {name}", "ok", str(detail))
+        except Exception as err:
+            table.add_row(f"language {name}", "unavailable", f"{type(err).__name__}: {err}")
+            healthy = False
+    out.print(table)
+    raise typer.Exit(0 if healthy else 1)
+
+
+@app.command()
+def demo(
+    problems: Annotated[int, typer.Option(help="HumanEval problems to use (at most 24).")] = 12,
+    timeout: Annotated[float, typer.Option(help="Seconds per test.")] = 2.0,
+) -> None:
+    """Score HumanEval canonical solutions and broken variants; check every verdict."""
+    from verifiers.demo import demo_items
+
+    items = demo_items(problems)
+    started = time.perf_counter()
+    with console.status(f"verifying {len(items)} programs in the sandbox..."):
+        results = api.score_batch(
+            [{"language": "python", "completion": i.completion, "tests": i.tests} for i in items],
+            limits={"timeout_s": timeout, "memory_mb": 512},
+        )
+    elapsed = time.perf_counter() - started
+    table = Table(title="HumanEval: canonical solutions and broken variants")
+    for column in ("task", "variant", "expected", "got", "", "ms"):
+        table.add_column(column)
+    wrong = 0
+    for item, result in zip(items, results, strict=True):
+        ok = result.status is item.expected
+        wrong += not ok
+        table.add_row(
+            item.task_id,
+            item.variant,
+            item.expected.value,
+            result.status.value,
+            "[green]✓[/]" if ok else "[red]✗[/]",
+            f"{result.duration_s * 1000:.0f}",
+        )
+    out.print(table)
+    out.print(summary_table(results))
+    verdict = "all verdicts as expected" if not wrong else f"{wrong} unexpected verdict(s)"
+    out.print(f"{len(items)} programs in {elapsed:.1f}s: {verdict}")
+    raise typer.Exit(0 if not wrong else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Small data files shipped with the package (see README.md in this directory)."""
