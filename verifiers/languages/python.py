@@ -42,7 +42,7 @@ HARNESS = "{program_dir}/harness.py"
 #: program or its tests import them, so that forked tests share them. Only these:
 #: a program must not be able to make the supervisor import arbitrary modules.
 PRELOADABLE = frozenset(
-    [
+    {
         "abc",
         "array",
         "ast",
@@ -83,7 +83,7 @@ PRELOADABLE = frozenset(
         "scipy",
         "sympy",
         "sortedcontainers",
-    ]
+    }
 )
 #: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
 HOST_PARSE_LIMIT = 1 << 20
