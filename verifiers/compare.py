@@ -109,7 +109,7 @@ def decode_value(data: Any, depth: int = 0) -> Any:
 
     Tags: ``$tuple``, ``$set``, ``$frozenset``, ``$dict`` (a list of pairs),
     ``$bytes`` (base64), ``$float`` (``nan``/``inf``/``-inf``), ``$complex``,
-    ``$int`` (decimal string), ``$object`` (opaque, with type name and repr).
+    ``$int`` (hexadecimal string; no digit limit), ``$object`` (opaque, with type name and repr).
     """
     if depth > 200:
         raise DecodeError("value nested too deeply")
@@ -140,7 +140,7 @@ def decode_value(data: Any, depth: int = 0) -> Any:
     if tag == "$complex" and isinstance(body, list) and len(body) == 2:
         return complex(decode_value(body[0]), decode_value(body[1]))
     if tag == "$int" and isinstance(body, str):
-        return int(body)
+        return int(body, 16)
     if tag == "$object" and isinstance(body, str):
         return Opaque(body, str(data.get("repr", ""))[:500])
     raise DecodeError(f"unknown tag {tag!r}")

@@ -99,7 +99,7 @@ def find_blocks(text: str) -> list[Block]:
             strip = min(indent, len(line) - len(line.lstrip(" ")))
             body.append(line[strip:])
             j += 1
-        code = "\n".join(body)
+        code = "\n".join(body).rstrip("\n")
         blocks.append(Block(lang=lang, code=code + "\n" if code else code, closed=closed))
         i = j + 1
     return blocks

@@ -339,6 +339,8 @@ def parse_tests(raw: Any, field: str = "tests") -> TestSpec:
         raw = raw.decode("utf-8", errors="replace")
     if isinstance(raw, str):
         raw = _decode_string(raw, field)
+        if isinstance(raw, str):  # encoded twice, as some dataset exports are
+            raw = _decode_string(raw, field)
     if isinstance(raw, Mapping):
         return _parse_mapping(raw, field)
     if isinstance(raw, list | tuple):

@@ -15,6 +15,7 @@ import platform
 import re
 import signal
 import sys
+import warnings
 from importlib import resources
 from typing import Any
 
@@ -168,9 +169,16 @@ def _harness_source() -> bytes:
     return resources.files("verifiers.languages").joinpath("_python_harness.py").read_bytes()
 
 
+def _quiet_parse(code: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse`` without the SyntaxWarnings model code would print in this process."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(code, mode=mode)
+
+
 def _cpython_issue(code: str) -> SyntaxIssue | None:
     try:
-        ast.parse(code)
+        _quiet_parse(code)
     except SyntaxError as err:
         return SyntaxIssue(
             line=err.lineno or 1,
@@ -382,13 +390,15 @@ class PythonLanguage:
             return limit
         syntax = by_event.get("syntax_error")
         if syntax is not None:
+            # The parser here accepted the code, so the compiler rejected it
+            # ('return' outside a function, say): a compile error of the program.
             issue = SyntaxIssue(
                 line=int(syntax.get("line") or 1),
                 column=int(syntax.get("column") or 1),
                 message=str(syntax.get("message", "invalid syntax")),
                 text=str(syntax.get("text", "")),
             )
-            return TestOutcome(Status.SYNTAX_ERROR, issue.describe(), fatal=True)
+            return TestOutcome(Status.COMPILE_ERROR, issue.describe(), fatal=True)
         error = by_event.get("error")
         if error is not None:
             return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
@@ -460,7 +470,7 @@ class PythonLanguage:
 def _imports(source: str) -> set[str]:
     """Top-level names of the modules a piece of code imports."""
     try:
-        tree = ast.parse(source)
+        tree = _quiet_parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     names: set[str] = set()

@@ -105,9 +105,11 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
-def drop_privileges(uid: int, gid: int) -> None:
+def drop_privileges(uid: int, gid: int, workdir: str | None) -> None:
     """Become the unprivileged sandbox user (when started as root inside the user namespace)."""
     if os.getuid() == 0 and uid != 0:
+        if workdir:
+            os.chown(workdir, uid, gid)
         os.setgroups([])
         os.setresgid(gid, gid, gid)
         os.setresuid(uid, uid, uid)
@@ -473,8 +475,9 @@ def main(argv: list[str]) -> int:
         uid = int(argv[argv.index("--uid") + 1])
     if "--gid" in argv:
         gid = int(argv[argv.index("--gid") + 1])
+    workdir = argv[argv.index("--workdir") + 1] if "--workdir" in argv else None
     if uid >= 0:
-        drop_privileges(uid, gid if gid >= 0 else uid)
+        drop_privileges(uid, gid if gid >= 0 else uid, workdir)
     else:
         _prctl(PR_SET_DUMPABLE, 0)
     here = os.path.dirname(os.path.abspath(__file__))

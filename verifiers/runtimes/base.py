@@ -74,6 +74,8 @@ class AgentConnection:
         self.broken = False
         #: A pidfd of the sandbox's PID 1, when the runtime knows it (immune to pid reuse).
         self.sandbox_pidfd: int | None = None
+        #: Process group of the sandbox's processes on the host, when it has its own.
+        self.process_group: int | None = None
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -188,6 +190,11 @@ class AgentConnection:
                 signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)
             os.close(self.sandbox_pidfd)
             self.sandbox_pidfd = None
+        if self.process_group is not None and self.proc.returncode is None:
+            # The group leader is our unreaped child, so the group id cannot be reused.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process_group, signal.SIGKILL)
+        self.process_group = None
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()
@@ -198,3 +205,8 @@ class AgentConnection:
                 await asyncio.wait_for(self._stderr_task, 1)
         with contextlib.suppress(Exception):
             self._writer.close()
+        # Close the pipes now rather than when the transport is collected, which
+        # may be after its event loop has closed (asyncio then complains).
+        transport = getattr(self.proc, "_transport", None)
+        if transport is not None:
+            transport.close()

@@ -268,7 +268,6 @@ class LocalRuntime:
             "--unshare-user",
             "--die-with-parent",
             "--as-pid-1",
-            "--new-session",
             "--hostname",
             "sandbox",
         ]
@@ -293,8 +292,9 @@ class LocalRuntime:
             args += ["--ro-bind", host_path, host_path]
         args += ["--proc", "/proc", "--dev", "/dev"]
         disk = str(limits.disk_mb * MIB)
-        args += ["--size", disk, "--tmpfs", "/tmp", "--size", disk, "--tmpfs", WORK_DIR]
-        args += ["--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
+        args += ["--perms", "1777", "--size", disk, "--tmpfs", "/tmp"]
+        args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
+        args += ["--perms", "0755", "--size", disk, "--tmpfs", WORK_DIR]
         for fd, dest in data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
@@ -302,6 +302,7 @@ class LocalRuntime:
             args += ["--setenv", key, value]
         args += ["--", self.python, "-s", "-B", AGENT_PATH]
         args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
+        args += ["--workdir", WORK_DIR]
         return args
 
     def _data_files(self, program: Program) -> list[tuple[bytes, str]]:
@@ -347,6 +348,9 @@ class LocalRuntime:
                     stderr=asyncio.subprocess.PIPE,
                     pass_fds=fds,
                     limit=1 << 20,
+                    # A session of its own: no controlling terminal, and a process
+                    # group that takes bubblewrap's children down with it.
+                    start_new_session=True,
                 )
             except OSError as err:
                 os.close(info_r)
@@ -357,6 +361,7 @@ class LocalRuntime:
             for fd in fds:
                 os.close(fd)
         conn = AgentConnection(proc, self._placeholders(PROGRAM_DIR, WORK_DIR))
+        conn.process_group = proc.pid
         try:
             pid = await self._read_child_pid(info_r)
             with contextlib.suppress(OSError):

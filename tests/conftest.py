@@ -1,0 +1,63 @@
+"""Shared fixtures. Under CI=true a missing sandbox or dataset fails instead of skipping."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifiers.runtimes import LocalRuntime
+
+CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("VERIFIERS_SHARED_DATASETS", REPO.parent / "shared" / "datasets"))
+
+
+def need(condition: bool, reason: str) -> None:
+    """Skip when a requirement is missing; fail instead under CI=true."""
+    if condition:
+        return
+    if CI:
+        pytest.fail(f"{reason} (CI=true: a missing requirement fails the run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def runtime() -> LocalRuntime:
+    rt = LocalRuntime()
+    verdict = rt.check()
+    need(verdict.available, f"the local sandbox is unavailable: {verdict.detail}")
+    return rt
+
+
+@pytest.fixture(scope="session")
+def datasets() -> Path:
+    need(SHARED.is_dir(), f"the shared datasets are not at {SHARED}")
+    return SHARED
+
+
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_sandboxes() -> Iterator[None]:
+    """Every test must leave no sandbox process behind."""
+    yield
+    left = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"/opt/agent/agent.py" in cmdline:
+            left.append(pid)
+    assert not left, f"sandbox agents still running after the test: {left}"
