@@ -16,12 +16,31 @@ BAD = "```python\ndef add(a, b):\n    return a - b\n```"
 
 
 def test_public_surface() -> None:
-    for name in ("score", "ascore", "score_batch", "get_verifier", "Result", "Status", "Limits",
-                 "TestResult", "StepResult", "Verifier", "SpecError"):
+    for name in (
+        "score",
+        "ascore",
+        "score_batch",
+        "get_verifier",
+        "Result",
+        "Status",
+        "Limits",
+        "TestResult",
+        "StepResult",
+        "Verifier",
+        "SpecError",
+    ):
         assert name in verifiers.__all__
     assert [s.value for s in Status] == [
-        "passed", "failed", "no_code", "syntax_error", "compile_error", "runtime_error",
-        "timeout", "memory_limit", "output_limit", "sandbox_error",
+        "passed",
+        "failed",
+        "no_code",
+        "syntax_error",
+        "compile_error",
+        "runtime_error",
+        "timeout",
+        "memory_limit",
+        "output_limit",
+        "sandbox_error",
     ]
 
 
@@ -51,10 +70,19 @@ def test_score_batch_keeps_order_and_dedups(runtime: LocalRuntime) -> None:
         for c in (GOOD, BAD, GOOD, "no code here", GOOD, BAD)
     ]
     seen: list[tuple[int, int]] = []
-    results = verifiers.score_batch(items, runtime=runtime, max_concurrency=2,
-                                    progress=lambda done, total: seen.append((done, total)))
+    results = verifiers.score_batch(
+        items,
+        runtime=runtime,
+        max_concurrency=2,
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert [r.status for r in results] == [
-        Status.PASSED, Status.FAILED, Status.PASSED, Status.NO_CODE, Status.PASSED, Status.FAILED,
+        Status.PASSED,
+        Status.FAILED,
+        Status.PASSED,
+        Status.NO_CODE,
+        Status.PASSED,
+        Status.FAILED,
     ]
     assert results[0] is results[2] is results[4]  # identical work ran once
     assert seen[-1] == (6, 6)
@@ -98,8 +126,11 @@ def test_bad_options_are_clear_errors(runtime: LocalRuntime) -> None:
     with pytest.raises(SpecError, match="max_tests"):
         verifiers.score("python", GOOD, ADD, max_tests=0)
     with pytest.raises(SpecError, match="max_concurrency"):
-        verifiers.score_batch([{"language": "python", "completion": GOOD, "tests": ADD}],
-                              max_concurrency=-1, runtime=runtime)
+        verifiers.score_batch(
+            [{"language": "python", "completion": GOOD, "tests": ADD}],
+            max_concurrency=-1,
+            runtime=runtime,
+        )
 
 
 def test_unavailable_runtime_raises_with_a_hint() -> None:
@@ -121,8 +152,9 @@ def test_sandbox_fault_is_an_infra_error_not_a_model_failure(runtime: LocalRunti
 
 
 def test_get_verifier_defaults(runtime: LocalRuntime) -> None:
-    v = verifiers.get_verifier("python", runtime=runtime, limits=Limits(timeout_s=1),
-                               policy="partial")
+    v = verifiers.get_verifier(
+        "python", runtime=runtime, limits=Limits(timeout_s=1), policy="partial"
+    )
     r = v.score("import time\ntime.sleep(5)", {"inputs": ["", ""], "outputs": ["", ""]})
     assert r.status is Status.TIMEOUT and r.policy == "partial"
     assert all(t.wall_s < 4 for t in r.tests)

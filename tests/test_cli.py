@@ -17,18 +17,22 @@ ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entr
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, input=stdin,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, input=stdin, timeout=300, check=False
+    )
 
 
 def rows() -> list[dict[str, object]]:
     return [
         {"id": "a", "completion": "def add(a, b):\n    return a + b", "tests": ADD},
         {"id": "b", "completion": "import os\nos.kill(1, 9)\nwhile True: os.fork()", "tests": ADD},
-        {"id": "c", "completion": "print('no')", "tests": {"inputs": ["1"], "outputs": ["1"]},
-         "language": "python"},
-        {"id": "d", "completion": "def add(a, b):\n    return a + b",
-         "tests": json.dumps(ADD)},
+        {
+            "id": "c",
+            "completion": "print('no')",
+            "tests": {"inputs": ["1"], "outputs": ["1"]},
+            "language": "python",
+        },
+        {"id": "d", "completion": "def add(a, b):\n    return a + b", "tests": json.dumps(ADD)},
     ]
 
 
@@ -47,14 +51,28 @@ def test_score_jsonl_in_order(tmp_path: Path, runtime: LocalRuntime) -> None:
 
 def test_score_parquet_in_and_out(tmp_path: Path, runtime: LocalRuntime) -> None:
     table = pa.Table.from_pylist(
-        [{"lang": "python", "text": r["completion"], "spec": json.dumps(r["tests"])}
-         for r in rows()]
+        [
+            {"lang": "python", "text": r["completion"], "spec": json.dumps(r["tests"])}
+            for r in rows()
+        ]
     )
     source = tmp_path / "data.parquet"
     pq.write_table(table, source)
     out = tmp_path / "results.parquet"
-    done = run("score", str(source), "-o", str(out), "--language-field", "lang",
-               "--completion-field", "text", "--tests-field", "spec", "--timeout", "2")
+    done = run(
+        "score",
+        str(source),
+        "-o",
+        str(out),
+        "--language-field",
+        "lang",
+        "--completion-field",
+        "text",
+        "--tests-field",
+        "spec",
+        "--timeout",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     back = pq.read_table(out).to_pylist()
     assert [r["status"] for r in back] == ["passed", "runtime_error", "failed", "passed"]
@@ -63,7 +81,9 @@ def test_score_parquet_in_and_out(tmp_path: Path, runtime: LocalRuntime) -> None
 
 def test_score_reports_a_malformed_row(tmp_path: Path) -> None:
     source = tmp_path / "bad.jsonl"
-    source.write_text(json.dumps({"language": "python", "completion": "x", "tests": {"inputs": [1]}}))
+    source.write_text(
+        json.dumps({"language": "python", "completion": "x", "tests": {"inputs": [1]}})
+    )
     done = run("score", str(source))
     assert done.returncode == 2
     assert "row [0].tests.outputs" in done.stderr
@@ -77,8 +97,9 @@ def test_check_one_program(tmp_path: Path, runtime: LocalRuntime) -> None:
     assert "passed" in done.stdout
     tests_file = tmp_path / "tests.json"
     tests_file.write_text(json.dumps(ADD))
-    done = run("check", "-", "--tests", str(tests_file), "--json",
-               stdin="def add(a, b):\n    return 0\n")
+    done = run(
+        "check", "-", "--tests", str(tests_file), "--json", stdin="def add(a, b):\n    return 0\n"
+    )
     assert done.returncode == 1
     assert json.loads(done.stdout)["status"] == "failed"
 

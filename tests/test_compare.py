@@ -70,4 +70,4 @@ def test_opaque_equals_nothing() -> None:
     anything = Opaque("x.Anything", "<Anything>")
     assert not values_equal(5, anything)
     assert not values_equal(anything, anything)
-    assert anything != anything  # noqa: PLR0124
+    assert anything != anything

@@ -92,9 +92,7 @@ HACKS = {
     ),
     "print PASSED": "print('PASSED')\nprint('All tests passed')\ndef add(a, b): return 0",
     "swallow the assertion": (
-        "import builtins\n"
-        "def add(a, b):\n"
-        "    raise AssertionError('expected')\n"
+        "import builtins\ndef add(a, b):\n    raise AssertionError('expected')\n"
     ),
 }
 
@@ -107,10 +105,18 @@ def test_hack_never_passes(runtime: LocalRuntime, name: str, tests: dict[str, ob
     assert r.status is not Status.SANDBOX_ERROR, r.feedback
 
 
-@pytest.mark.parametrize("name", ["always-equal object", "int subclass with __eq__",
-                                  "list with an always-equal item", "unittest.mock.ANY",
-                                  "exit() inside", "os._exit(0) inside",
-                                  "forged pass record without the nonce"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "always-equal object",
+        "int subclass with __eq__",
+        "list with an always-equal item",
+        "unittest.mock.ANY",
+        "exit() inside",
+        "os._exit(0) inside",
+        "forged pass record without the nonce",
+    ],
+)
 def test_hack_never_passes_call_based(runtime: LocalRuntime, name: str) -> None:
     r = verifiers.score("python", HACKS[name], CALL, runtime=runtime, policy="partial")
     assert r.passed == 0, (name, r.feedback)
@@ -136,8 +142,7 @@ def test_stdio_output_then_crash_is_not_a_pass(runtime: LocalRuntime) -> None:
 
 HONEST = {
     "namedtuple": (
-        "from collections import namedtuple\nP = namedtuple('P', 'x y')\n"
-        "def f(): return P(1, 2)",
+        "from collections import namedtuple\nP = namedtuple('P', 'x y')\ndef f(): return P(1, 2)",
         {"test_list": ["assert f() == (1, 2)", "assert f().x == 1"]},
     ),
     "Counter": (
@@ -151,7 +156,11 @@ HONEST = {
     "class with methods": (
         "class Stack:\n    def __init__(self): self.items = []\n"
         "    def push(self, x): self.items.append(x)\n    def pop(self): return self.items.pop()\n",
-        {"test_list": ["s = Stack(); s.push(1); s.push(2)\nassert s.pop() == 2\nassert s.items == [1]"]},
+        {
+            "test_list": [
+                "s = Stack(); s.push(1); s.push(2)\nassert s.pop() == 2\nassert s.items == [1]"
+            ]
+        },
     ),
     "re.Match truthiness": (
         "import re\ndef f(t): return re.search('ab+', t)",

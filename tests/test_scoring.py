@@ -43,8 +43,15 @@ def test_selection_is_deterministic_and_spread() -> None:
 
 
 def test_result_to_dict_is_flat_numbers() -> None:
-    r = Result(status=Status.FAILED, score=0.0, pass_rate=0.5, passed=1, total=2,
-               tests_available=2, language="python")
+    r = Result(
+        status=Status.FAILED,
+        score=0.0,
+        pass_rate=0.5,
+        passed=1,
+        total=2,
+        tests_available=2,
+        language="python",
+    )
     flat = r.to_dict()
     assert all(isinstance(v, float) for v in flat.values())
     assert flat["status_failed"] == 1.0 and flat["status_passed"] == 0.0

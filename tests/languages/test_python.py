@@ -21,8 +21,9 @@ def test_case_table_covers_every_kind() -> None:
 
 @pytest.mark.parametrize("case", PYTHON_CASES, ids=lambda c: f"{c.kind}:{c.name}")
 def test_case_table(runtime: LocalRuntime, case: Case) -> None:
-    result = verifiers.score("python", case.completion, case.tests, limits=case.limits,
-                             runtime=runtime)
+    result = verifiers.score(
+        "python", case.completion, case.tests, limits=case.limits, runtime=runtime
+    )
     assert result.status is case.expected, result.feedback
     if case.passed is not None:
         assert result.passed == case.passed
@@ -31,10 +32,11 @@ def test_case_table(runtime: LocalRuntime, case: Case) -> None:
     assert result.infra_error is False
 
 
-@pytest.mark.parametrize("case", [c for c in PYTHON_CASES if c.kind in ("ok", "wrong_answer",
-                                                                        "runtime_error",
-                                                                        "early_exit")],
-                         ids=lambda c: f"{c.kind}:{c.name}")
+@pytest.mark.parametrize(
+    "case",
+    [c for c in PYTHON_CASES if c.kind in ("ok", "wrong_answer", "runtime_error", "early_exit")],
+    ids=lambda c: f"{c.kind}:{c.name}",
+)
 def test_interpreter_per_test_mode_agrees(runtime: LocalRuntime, case: Case) -> None:
     verifier = verifiers.CodeVerifier(PythonLanguage(fork=False), runtime)
     result = verifier.score(case.completion, case.tests, limits=case.limits)
@@ -42,8 +44,11 @@ def test_interpreter_per_test_mode_agrees(runtime: LocalRuntime, case: Case) -> 
 
 
 def test_call_based_and_leetcode_method(runtime: LocalRuntime) -> None:
-    tests = {"fn_name": "twice", "inputs": [[1], [[1, 2]], ["ab"]], "outputs": [2, [1, 2, 1, 2],
-                                                                               "abab"]}
+    tests = {
+        "fn_name": "twice",
+        "inputs": [[1], [[1, 2]], ["ab"]],
+        "outputs": [2, [1, 2, 1, 2], "abab"],
+    }
     r = verifiers.score("python", "def twice(x):\n    return x * 2\n", tests, runtime=runtime)
     assert r.status is Status.PASSED and r.passed == 3
     method = "class Solution:\n    def twice(self, x):\n        return x * 2\n"
@@ -86,8 +91,9 @@ def test_mbpp_one_test_per_assert(runtime: LocalRuntime) -> None:
         "test_list": ["assert sq(2) == 4", "assert sq(3) == 9", "assert sq(4) == 15"],
         "test_imports": ["import math"],
     }
-    r = verifiers.score("python", "def sq(x):\n    return x * x\n", tests, runtime=runtime,
-                        policy="partial")
+    r = verifiers.score(
+        "python", "def sq(x):\n    return x * x\n", tests, runtime=runtime, policy="partial"
+    )
     assert r.total == 3 and r.passed == 2
     assert r.status is Status.FAILED
     assert r.score == pytest.approx(2 / 3)
@@ -95,7 +101,7 @@ def test_mbpp_one_test_per_assert(runtime: LocalRuntime) -> None:
 
 
 def test_humaneval_body_only_completion_gets_the_prompt(runtime: LocalRuntime) -> None:
-    tests = {**ADD, "prompt": "def add(a, b):\n    \"\"\"Add.\"\"\"\n"}
+    tests = {**ADD, "prompt": 'def add(a, b):\n    """Add."""\n'}
     r = verifiers.score("python", "    return a + b\n", tests, runtime=runtime)
     assert r.ok, r.feedback
     assert r.code is not None and r.code.startswith("def add")
@@ -136,15 +142,19 @@ def test_compare_options(runtime: LocalRuntime) -> None:
     tests = {"inputs": [""], "outputs": ["0.3333333"]}
     code = "print(1/3)"
     assert verifiers.score("python", code, tests, runtime=runtime).status is Status.FAILED
-    loose = verifiers.score("python", code, tests, runtime=runtime,
-                            compare={"float_abs_tol": 1e-6})
+    loose = verifiers.score("python", code, tests, runtime=runtime, compare={"float_abs_tol": 1e-6})
     assert loose.ok
 
 
 def test_total_time_budget(runtime: LocalRuntime) -> None:
     tests = {"inputs": ["1"] * 6, "outputs": ["1"] * 6}
-    r = verifiers.score("python", "import time\ntime.sleep(10)", tests, runtime=runtime,
-                        limits=Limits(timeout_s=1, total_timeout_s=2))
+    r = verifiers.score(
+        "python",
+        "import time\ntime.sleep(10)",
+        tests,
+        runtime=runtime,
+        limits=Limits(timeout_s=1, total_timeout_s=2),
+    )
     assert r.status is Status.TIMEOUT and r.total == 6
     assert any("budget" in t.message for t in r.tests)
 
@@ -163,16 +173,18 @@ def test_program_reading_all_stdin(runtime: LocalRuntime) -> None:
 
 def test_main_guard_runs_for_stdio_but_not_for_functions(runtime: LocalRuntime) -> None:
     stdio = "def main():\n    print(int(input()) * 2)\nif __name__ == '__main__':\n    main()\n"
-    assert verifiers.score("python", stdio, {"inputs": ["2"], "outputs": ["4"]},
-                           runtime=runtime).ok
-    func = "def add(a, b):\n    return a + b\nif __name__ == '__main__':\n    print(add(input(), 1))\n"
+    assert verifiers.score("python", stdio, {"inputs": ["2"], "outputs": ["4"]}, runtime=runtime).ok
+    func = (
+        "def add(a, b):\n    return a + b\nif __name__ == '__main__':\n    print(add(input(), 1))\n"
+    )
     assert verifiers.score("python", func, ADD, runtime=runtime).ok
 
 
 def test_malformed_test_code_is_a_spec_error(runtime: LocalRuntime) -> None:
     with pytest.raises(SpecError, match=r"tests\.test"):
-        verifiers.score("python", "x = 1", {"test": "def check(:\n", "entry_point": "f"},
-                        runtime=runtime)
+        verifiers.score(
+            "python", "x = 1", {"test": "def check(:\n", "entry_point": "f"}, runtime=runtime
+        )
     with pytest.raises(SpecError, match=r"tests\[0\]\[0\]"):
         verifiers.score("python", "x = 1", [["f(", 1]], runtime=runtime)
 

@@ -39,8 +39,9 @@ def test_unsafe_mode_runs_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(UNSAFE_ENV, "1")
     rt = LocalRuntime(isolation="none")
     with pytest.warns(RuntimeWarning, match="WITHOUT A SANDBOX"):
-        result = asyncio.run(run_one(rt, sh("echo hi; cat {program_dir}/f"),
-                                     Program(files={"f": b"data"}, tests=())))
+        result = asyncio.run(
+            run_one(rt, sh("echo hi; cat {program_dir}/f"), Program(files={"f": b"data"}, tests=()))
+        )
     assert result.stdout == b"hi\ndata"
 
 

@@ -190,14 +190,17 @@ class AgentConnection:
                 signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)
             os.close(self.sandbox_pidfd)
             self.sandbox_pidfd = None
-        if self.process_group is not None and self.proc.returncode is None:
-            # The group leader is our unreaped child, so the group id cannot be reused.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process_group, signal.SIGKILL)
-        self.process_group = None
         if self.proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.kill()
+            if self.process_group is not None:
+                # The group leader is our unreaped child, so the group id cannot have
+                # been reused. (Not Process.kill(): it polls, which reaps the child
+                # behind the event loop's back.)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.process_group, signal.SIGKILL)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+        self.process_group = None
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.proc.wait(), 10)
         if self._stderr_task is not None:

@@ -67,8 +67,11 @@ async def processes(session: Session) -> list[str]:
         "me = os.getpid()\n"
         "for p in os.listdir('/proc'):\n"
         "    if p.isdigit() and int(p) != me:\n"
-        "        try: print(open(f'/proc/{p}/cmdline','rb').read().replace(b'\\0', b' ').decode())\n"
-        "        except OSError: pass\n"
+        "        try:\n"
+        "            raw = open(f'/proc/{p}/cmdline', 'rb').read()\n"
+        "            print(raw.replace(b'\\0', b' ').decode())\n"
+        "        except OSError:\n"
+        "            pass\n"
     )
     result = await session.run(listing)
     return [line for line in result.stdout.decode().splitlines() if line.strip()]
@@ -137,16 +140,22 @@ async def ignoring_sigterm_does_not_help(runtime: Runtime) -> None:
     code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass\n"
     started = time.monotonic()
     r = await run_one(runtime, py(code, limits))
-    _expect(r.timed_out and time.monotonic() - started < 1 + TIME_MARGIN_S,
-            "a busy loop ignoring SIGTERM was not stopped in time", r)
+    _expect(
+        r.timed_out and time.monotonic() - started < 1 + TIME_MARGIN_S,
+        "a busy loop ignoring SIGTERM was not stopped in time",
+        r,
+    )
 
 
 @check
 async def cpu_time_is_limited(runtime: Runtime) -> None:
     limits = Limits(timeout_s=20, cpu_time_s=1)
     r = await run_one(runtime, py("while True: pass", limits))
-    _expect(r.signal in (signal.SIGXCPU, signal.SIGKILL) and not r.timed_out,
-            "CPU limit not enforced by a signal", r)
+    _expect(
+        r.signal in (signal.SIGXCPU, signal.SIGKILL) and not r.timed_out,
+        "CPU limit not enforced by a signal",
+        r,
+    )
     _expect(r.cpu_s >= 0.9, f"only {r.cpu_s:.2f}s of CPU were used", r)
 
 
@@ -212,13 +221,13 @@ async def no_network(runtime: Runtime) -> None:
     try:
         code = (
             "import socket\n"
-            "for host, port in (('127.0.0.1', %d), ('1.1.1.1', 53), ('8.8.8.8', 443)):\n"
+            f"for host, port in (('127.0.0.1', {port}), ('1.1.1.1', 53), ('8.8.8.8', 443)):\n"
             "    s = socket.socket(); s.settimeout(2)\n"
             "    try:\n"
             "        s.connect((host, port)); print('CONNECTED', host)\n"
             "    except OSError as e:\n"
             "        print('refused', host, e.errno)\n"
-        ) % port
+        )
         r = await run_one(runtime, py(code))
         _expect(b"CONNECTED" not in r.stdout, "the sandbox reached the network", r)
         try:
@@ -252,7 +261,8 @@ async def host_files_are_invisible(runtime: Runtime) -> None:
     try:
         code = (
             "import os\n"
-            f"for p in ({canary!r}, {canary_dir!r} + '/.ssh', '/etc/shadow', '/root/.bash_history'):\n"
+            f"secrets = ({canary!r}, {canary_dir!r} + '/.ssh', '/etc/shadow')\n"
+            "for p in secrets + ('/root/.bash_history',):\n"
             "    try:\n"
             "        print('READ', p, open(p).read()[:20])\n"
             "    except OSError as e:\n"
@@ -305,7 +315,12 @@ async def result_channel_and_nonce(runtime: Runtime) -> None:
 
 @check
 async def call_steps_fork_the_interpreter(runtime: Runtime) -> None:
-    module = b"import os, sys\ndef main(argv):\n    print('called', argv, sys.stdin.read())\n    return 7\n"
+    module = (
+        b"import os, sys\n"
+        b"def main(argv):\n"
+        b"    print('called', argv, sys.stdin.read())\n"
+        b"    return 7\n"
+    )
     program = Program(
         files={"entry.py": module}, tests=(), preload_entries=("{program_dir}/entry.py",)
     )

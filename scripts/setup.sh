@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Set up everything on a fresh Debian/Ubuntu machine: system packages (bubblewrap
+# for the sandbox), a virtual environment in .venv, and the package with its
+# development tools. Safe to run again: it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+apt_install() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 || {
+    as_root apt-get update -qq >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  }
+}
+
+# A Python 3.10+ interpreter (PYTHON overrides the choice).
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  for candidate in python3.13 python3.12 python3.11 python3.10 python3; do
+    if command -v "$candidate" >/dev/null &&
+       "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+      PYTHON=$candidate; break
+    fi
+  done
+fi
+if [ -z "$PYTHON" ]; then
+  echo "setup: installing python3 (3.10 or newer needed)"
+  apt_install python3 python3-venv
+  PYTHON=python3
+fi
+
+if ! command -v bwrap >/dev/null; then
+  echo "setup: installing bubblewrap (the local sandbox)"
+  apt_install bubblewrap
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  if ! "$PYTHON" -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    apt_install python3-venv
+    "$PYTHON" -m venv .venv
+  fi
+fi
+
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+echo "setup: ready ($(.venv/bin/python --version), $(bwrap --version))"
