@@ -206,13 +206,15 @@ class LocalRuntime:
         try:
             result = _run_sync(self._trial(mode))
         except SandboxError as err:
-            hint = (
-                "bubblewrap could not create namespaces; check that user namespaces are enabled "
-                "(sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0; on "
-                "Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor "
-                "profile for bwrap)"
-            )
-            return _Probe(False, f"{err}; {hint}", mode)
+            text = str(err)
+            if any(s in text for s in ("namespace", "uid map", "Operation not permitted")):
+                text += (
+                    "; bubblewrap could not create namespaces: check that user namespaces are "
+                    "enabled (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces"
+                    " > 0; on Ubuntu 24.04+ also kernel.apparmor_restrict_unprivileged_userns=0 "
+                    "or an AppArmor profile for bwrap)"
+                )
+            return _Probe(False, text, mode)
         version = subprocess.run(
             [path, "--version"], capture_output=True, text=True, check=False
         ).stdout
@@ -274,6 +276,13 @@ class LocalRuntime:
         if mode == "user":
             args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
             args += ["--disable-userns"]
+        # Kernel file systems and scratch space first, so that a host path bound
+        # below (a virtual environment under /tmp, say) lands on top of them.
+        disk = str(limits.disk_mb * MIB)
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--perms", "1777", "--size", disk, "--tmpfs", "/tmp"]
+        args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
+        args += ["--perms", "0755", "--size", disk, "--tmpfs", WORK_DIR]
         args += ["--ro-bind", "/usr", "/usr"]
         for link in _ROOT_LINKS:
             if os.path.islink(link):
@@ -285,16 +294,11 @@ class LocalRuntime:
         ro = _outermost([*self._interpreter_paths(), *program.host_paths, *self.extra_ro_paths])
         # Directories bubblewrap creates on the way to a mount point would be
         # private to root: create them world-traversable first.
-        parents = {os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds), WORK_DIR]}
-        for parent in sorted(_ancestors(parents)):
+        parents = {os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds)]}
+        for parent in sorted(_ancestors(parents) - {"/tmp", "/dev", "/proc", WORK_DIR}):
             args += ["--perms", "0755", "--dir", parent]
         for host_path in ro:
             args += ["--ro-bind", host_path, host_path]
-        args += ["--proc", "/proc", "--dev", "/dev"]
-        disk = str(limits.disk_mb * MIB)
-        args += ["--perms", "1777", "--size", disk, "--tmpfs", "/tmp"]
-        args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
-        args += ["--perms", "0755", "--size", disk, "--tmpfs", WORK_DIR]
         for fd, dest in data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
