@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from verifiers import registry
+from verifiers._async import run_sync
 from verifiers.engine import Job, Progress, item_fields, require, run_jobs
 from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options
@@ -18,35 +17,11 @@ from verifiers.protocols import Runtime
 from verifiers.results import Result
 from verifiers.specs import CompareOptions
 
-T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
 RuntimeArg = str | Runtime | None
 LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from synchronous code; works inside a running event loop too."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # Called from async code (a notebook, an async trainer): run on a private loop.
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(coro)
-        except BaseException as exc:
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="verifiers-sync")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
 
 
 def _model(cls: type[M], value: Any, field: str) -> M | None:

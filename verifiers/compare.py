@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 from verifiers.specs import CompareOptions
@@ -225,6 +224,3 @@ def describe_value(value: Any, limit: int = 300) -> str:
     """A short repr of a decoded value for feedback."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-Checker = Callable[[str, str], bool]

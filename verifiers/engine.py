@@ -14,11 +14,11 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verifiers.errors import RuntimeUnavailableError, SpecError, VerifierError
+from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.languages.base import CodeVerifier, Options, spec_key
 from verifiers.results import Result, Status, TestResult
 from verifiers.scoring import assemble, resolve_policy
@@ -99,7 +99,7 @@ async def _guarded(job: Job) -> Result:
         return await job.verifier.verify(job.completion, job.spec, job.options)
     except (SpecError, RuntimeUnavailableError):
         raise
-    except (VerifierError, Exception) as err:
+    except Exception as err:
         log.exception("verification failed inside the SDK")
         return infra_result(job, f"{type(err).__name__}: {err}", time.perf_counter() - started)
 
@@ -144,15 +144,3 @@ def require(fields: Mapping[str, Any], name: str, index: int) -> Any:
     if name not in fields or fields[name] is None:
         raise SpecError(f"items[{index}].{name}", "missing")
     return fields[name]
-
-
-def iter_chunks(items: Iterable[Any], size: int) -> Iterable[list[Any]]:
-    """Split an iterable into lists of at most ``size`` items."""
-    chunk: list[Any] = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk

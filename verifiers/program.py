@@ -119,9 +119,6 @@ class Program:
     host_paths: tuple[str, ...] = ()
 
 
-PLACEHOLDERS = ("{program_dir}", "{work_dir}", "{python}")
-
-
 def resolve(text: str, values: Mapping[str, str]) -> str:
     """Replace the path placeholders in ``text``."""
     for key, value in values.items():

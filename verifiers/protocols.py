@@ -10,7 +10,6 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from verifiers.extraction import Extraction
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -139,7 +138,6 @@ class Verifier(Protocol):
 
 
 __all__ = [
-    "Extraction",
     "Language",
     "Runtime",
     "RuntimeCheck",

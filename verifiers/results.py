@@ -9,7 +9,6 @@ failing tests, in the order of :data:`STATUS_PRECEDENCE` (documented in
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -192,10 +191,3 @@ def excerpt(text: str, limit: int = 2000) -> tuple[str, bool]:
     tail = limit - head
     dropped = len(text) - head - tail
     return f"{text[:head]}\n…[{dropped} characters omitted]…\n{text[-tail:]}", True
-
-
-def jsonable(value: Any) -> Any:
-    """A JSON-friendly dump of a result model (for CLI output and integrations)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    return value

@@ -390,8 +390,3 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         f"unrecognised test format (keys: {keys}); expected inputs/outputs, fn_name, "
         "test/entry_point, test_list or kind",
     )
-
-
-def spec_size(spec: TestSpec) -> int:
-    """Number of tests in a spec."""
-    return len(spec)

@@ -793,8 +793,9 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
     # Names the trusted prelude defined are restored too: the tests use the
     # prelude's helpers, not the program's redefinitions of them.
     test_ns = dict(ns)
-    for name in _names_used(test_source):
-        if name in ns and hasattr(builtins, name) and not _defines(test_source, name):
+    used, defined = _names(test_source)
+    for name in used - defined:
+        if name in ns and hasattr(builtins, name):
             test_ns[name] = getattr(builtins, name)
     test_ns.update(trusted_defs)
     test_ns.update(HELPERS)
@@ -830,22 +831,18 @@ def _forbid_tracing(event: str, args: tuple[Any, ...]) -> None:
         raise RuntimeError("tracing and profiling hooks are not allowed during the tests")
 
 
-def _names_used(source: str) -> set[str]:
-    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-
-
-def _defines(source: str, name: str) -> bool:
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """Names the code reads, and names it binds (definitions, assignments, imports)."""
+    used: set[str] = set()
+    defined: set[str] = set()
     for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
-            and node.name == name
-        ):
-            return True
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == name:
-            return True
-        if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
-            return True
-    return False
+        if isinstance(node, ast.Name):
+            (defined if isinstance(node.ctx, ast.Store) else used).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.alias):
+            defined.add(node.asname or node.name.split(".")[0])
+    return used, defined
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,6 @@ judges each run -> the scoring policy gives the reward.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -15,10 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from verifiers._async import run_sync
 from verifiers.errors import SandboxError
 from verifiers.extraction import extract_code
 from verifiers.limits import Limits
-from verifiers.program import ProcessResult, ProgramTest
+from verifiers.program import ProcessResult, Program, ProgramTest
 from verifiers.protocols import Language, Runtime, TestOutcome
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import assemble, resolve_policy, select_tests
@@ -151,8 +151,6 @@ class CodeVerifier:
 
     def score(self, completion: str, tests: Any, **options: Any) -> Result:
         """Verify a completion (blocking); see :meth:`ascore`."""
-        from verifiers.api import run_sync
-
         return run_sync(self.ascore(completion, tests, **options))
 
     async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
@@ -246,7 +244,7 @@ class CodeVerifier:
         return finish(tests, stage, message, code, found.format_ok, compile_step)
 
     async def _execute(
-        self, program: Any, spec: TestSpec, opts: Options
+        self, program: Program, spec: TestSpec, opts: Options
     ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
         lang = self.language
         limits = opts.limits
@@ -286,14 +284,3 @@ class CodeVerifier:
                     ]
                     return results, outcome.status, outcome.message, compile_step
         return results, None, "", compile_step
-
-
-async def gather_limited(coros: list[Any], limit: int) -> list[Any]:
-    """Run coroutines with at most ``limit`` at once, keeping their order."""
-    semaphore = asyncio.Semaphore(limit)
-
-    async def one(coro: Any) -> Any:
-        async with semaphore:
-            return await coro
-
-    return await asyncio.gather(*(one(c) for c in coros))

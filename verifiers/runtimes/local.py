@@ -45,6 +45,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from verifiers._async import run_sync
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
 from verifiers.program import ProcessResult, Program, Step, resolve
@@ -204,7 +205,7 @@ class LocalRuntime:
             return _Probe(False, f"bubblewrap (bwrap) not found: {_INSTALL_HINT}")
         mode: Literal["root", "user"] = "root" if os.geteuid() == 0 else "user"
         try:
-            result = _run_sync(self._trial(mode))
+            result = run_sync(self._trial(mode))
         except SandboxError as err:
             text = str(err)
             if any(s in text for s in ("namespace", "uid map", "Operation not permitted")):
@@ -551,22 +552,3 @@ def _warn_unsafe() -> None:
         _warned = True
         warnings.warn(message, RuntimeWarning, stacklevel=3)
     log.warning(message)
-
-
-def _run_sync(coro: object) -> str:
-    """Run a coroutine to completion from synchronous code, even inside a running loop."""
-    result: list[str] = []
-    error: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            result.append(asyncio.run(coro))  # type: ignore[arg-type]
-        except BaseException as exc:
-            error.append(exc)
-
-    thread = threading.Thread(target=target, name="verifiers-probe")
-    thread.start()
-    thread.join()
-    if error:
-        raise error[0]
-    return result[0]

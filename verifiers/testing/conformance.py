@@ -337,6 +337,14 @@ async def call_steps_fork_the_interpreter(runtime: Runtime) -> None:
 
 
 @check
+async def work_files_are_writable(runtime: Runtime) -> None:
+    program = Program(files={}, tests=(), work_files={"src/main.txt": b"draft"})
+    script = "cat src/main.txt; echo final > src/main.txt; cat src/main.txt"
+    r = await run_one(runtime, sh(script), program)
+    _expect(r.stdout == b"draftfinal\n", "work files missing or not writable", r)
+
+
+@check
 async def sessions_run_concurrently(runtime: Runtime) -> None:
     async def one(n: int) -> bytes:
         r = await run_one(runtime, sh(f"sleep 0.5; echo {n}"))
