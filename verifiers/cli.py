@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import json
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -306,6 +307,48 @@ def doctor() -> None:
             healthy = False
     out.print(table)
     raise typer.Exit(0 if healthy else 1)
+
+
+toolchains_app = typer.Typer(help="Toolchain artefacts built once, used offline.")
+app.add_typer(toolchains_app, name="toolchains")
+
+
+@toolchains_app.command("build")
+def toolchains_build(
+    rust_crate: Annotated[
+        list[str] | None,
+        typer.Option(help="Extra Rust crate as NAME=VERSION (repeatable), e.g. itertools=0.13."),
+    ] = None,
+    rust: Annotated[bool, typer.Option(help="Build the Rust crates.")] = True,
+    go: Annotated[bool, typer.Option(help="Warm the Go build cache.")] = True,
+) -> None:
+    """Build the Rust crates programs may use and warm the Go build cache (needs the network)."""
+    from verifiers import toolchains
+
+    crates = {}
+    for item in rust_crate or []:
+        name, sep, version = item.partition("=")
+        if not sep or not name or not version:
+            _fail(f"--rust-crate {item!r}: expected NAME=VERSION")
+        crates[name] = version
+    failed = False
+    if rust:
+        try:
+            with console.status("building Rust crates with cargo..."):
+                path = toolchains.build_rust_crates(crates)
+            out.print(f"rust crates: {path}")
+        except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+            console.print(f"[red]rust crates failed:[/] {err}")
+            failed = True
+    if go:
+        try:
+            with console.status("warming the Go build cache..."):
+                path = toolchains.build_go_cache()
+            out.print(f"go build cache: {path}")
+        except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+            console.print(f"[red]go build cache failed:[/] {err}")
+            failed = True
+    raise typer.Exit(1 if failed else 0)
 
 
 @app.command()

@@ -108,6 +108,11 @@ class Program:
         preload_entries: Python files (in the program directory) loaded once for ``call`` steps.
         host_paths: Host directories the program needs read-only (toolchains);
             runtimes that bring their own images may ignore them.
+        executables: Work files to make executable.
+        build_key: Content hash of everything the build depends on (sources, flags,
+            toolchain); equal keys give interchangeable artefacts.
+        artefacts: Work files the build produces that tests need; with a build key they
+            are cached, and a later program with the same key skips its build.
     """
 
     files: Mapping[str, bytes]
@@ -117,6 +122,9 @@ class Program:
     preload_modules: tuple[str, ...] = ()
     preload_entries: tuple[str, ...] = ()
     host_paths: tuple[str, ...] = ()
+    executables: frozenset[str] = frozenset()
+    build_key: str | None = None
+    artefacts: tuple[str, ...] = ()
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

@@ -37,6 +37,10 @@ class Session(Protocol):
         """Run one step and return the raw facts. Raises SandboxError on machinery faults."""
         ...
 
+    async def read_file(self, path: str, max_bytes: int) -> bytes:
+        """A file from the sandbox (a build artefact); raises SandboxError if missing or bigger."""
+        ...
+
 
 @runtime_checkable
 class Runtime(Protocol):

@@ -14,10 +14,17 @@ from typing import Any
 
 from verifiers.errors import UnknownNameError
 
-LANGUAGES: dict[str, str] = {
-    "python": "verifiers.languages.python:PythonLanguage",
+#: name -> ("module:Class", aliases). Adding a language is one module and one line here.
+LANGUAGE_TABLE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "python": ("verifiers.languages.python:PythonLanguage", ("py", "python3")),
+    "javascript": ("verifiers.languages.javascript:JavaScriptLanguage", ("js", "node", "nodejs")),
+    "rust": ("verifiers.languages.rust:RustLanguage", ("rs",)),
+    "go": ("verifiers.languages.go:GoLanguage", ("golang",)),
 }
-LANGUAGE_ALIASES: dict[str, str] = {"py": "python", "python3": "python"}
+LANGUAGES: dict[str, str] = {name: target for name, (target, _) in LANGUAGE_TABLE.items()}
+LANGUAGE_ALIASES: dict[str, str] = {
+    alias: name for name, (_, aliases) in LANGUAGE_TABLE.items() for alias in aliases
+}
 RUNTIMES: dict[str, str] = {
     "local": "verifiers.runtimes.local:LocalRuntime",
 }

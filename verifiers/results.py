@@ -78,6 +78,7 @@ class StepResult(_Frozen):
     cpu_s: float = 0.0
     memory_mb: float | None = None
     timed_out: bool = False
+    cached: bool = False
 
 
 class TestResult(_Frozen):

@@ -130,7 +130,11 @@ class AssertScriptTests(_Spec):
     script runs (the script must define ``check``). When the code does not
     define ``entry_point`` but ``prompt`` is given, the prompt is put before the
     code (completions that contain only a function body). ``prelude`` is trusted
-    code run before the program (imports, helper classes). One test.
+    code run before the program (imports, helper classes). ``test_setup`` is the
+    header of a test file (HumanEval-X Go: package clause and imports), merged by
+    the language. ``test_names`` lists test functions when the language runs them
+    one by one (Go ``TestX``, Rust ``#[test]``); languages fill it, callers need not.
+    One test per name, or one test.
     """
 
     kind: Literal["assert_script"] = "assert_script"
@@ -138,6 +142,8 @@ class AssertScriptTests(_Spec):
     entry_point: str | None = None
     prompt: str | None = None
     prelude: str | None = None
+    test_setup: str | None = None
+    test_names: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _entry(self) -> AssertScriptTests:
@@ -146,7 +152,7 @@ class AssertScriptTests(_Spec):
         return self
 
     def __len__(self) -> int:
-        return 1
+        return max(1, len(self.test_names))
 
 
 class AssertListTests(_Spec):
@@ -378,7 +384,8 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
     if "test_list" in raw:
         return _mbpp(raw, field)
     if "test" in raw:
-        data = {k: raw.get(k) for k in ("test", "entry_point", "prompt", "prelude") if k in raw}
+        fields = ("test", "entry_point", "prompt", "prelude", "test_setup")
+        data = {k: raw.get(k) for k in fields if k in raw}
         if not isinstance(data.get("test"), str):
             raise SpecError(f"{field}.test", "expected the test code as a string")
         return build(AssertScriptTests, data, field)

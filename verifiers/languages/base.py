@@ -7,6 +7,7 @@ judges each run -> the scoring policy gives the reward.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifiers._async import run_sync
+from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import SandboxError
 from verifiers.extraction import extract_code
 from verifiers.limits import Limits
@@ -28,6 +30,8 @@ log = logging.getLogger("verifiers")
 
 #: Characters kept of each text field of a TestResult (inputs, outputs, stderr).
 EXCERPT_CHARS = 600
+#: Largest build artefact copied out of a sandbox for the build cache.
+MAX_ARTEFACT_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -123,14 +127,20 @@ class CodeVerifier:
         language: The language.
         runtime: The runtime the programs run on.
         options: Defaults for every call; keyword arguments of :meth:`ascore` override them.
+        build_cache: Where build artefacts are kept (default: one shared by the process).
     """
 
     def __init__(
-        self, language: Language, runtime: Runtime, options: Options | None = None
+        self,
+        language: Language,
+        runtime: Runtime,
+        options: Options | None = None,
+        build_cache: BuildCache | None = None,
     ) -> None:
         self.language = language
         self.runtime = runtime
         self.options = options or Options()
+        self.build_cache = build_cache or DEFAULT_CACHE
         self.name = language.name
 
     def __repr__(self) -> str:
@@ -252,6 +262,16 @@ class CodeVerifier:
         results: list[TestResult] = []
         compile_step: StepResult | None = None
         budget_end = time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
+        cached = self.build_cache.get(program.build_key) if program.build_key else None
+        if program.build is not None and cached is not None:
+            # Built before: the artefacts go in as files and the build is skipped.
+            compile_step = StepResult(command=list(program.build.argv), exit_code=0, cached=True)
+            program = dataclasses.replace(
+                program,
+                build=None,
+                work_files={**program.work_files, **cached},
+                executables=program.executables | frozenset(cached),
+            )
         async with self.runtime.session(program, limits) as session:
             if program.build is not None:
                 proc = await session.run(program.build)
@@ -263,6 +283,16 @@ class CodeVerifier:
                         for t in program.tests
                     ]
                     return tests, judged.status, judged.message, compile_step
+                if program.build_key and program.artefacts:
+                    self.build_cache.put(
+                        program.build_key,
+                        {
+                            path: await session.read_file(
+                                f"{{work_dir}}/{path}", MAX_ARTEFACT_BYTES
+                            )
+                            for path in program.artefacts
+                        },
+                    )
             tests_iter: list[ProgramTest] = list(program.tests)
             for position, test in enumerate(tests_iter):
                 if budget_end is not None and time.monotonic() >= budget_end:

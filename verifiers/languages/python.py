@@ -13,14 +13,20 @@ import ast
 import json
 import platform
 import re
-import signal
 import sys
 import warnings
 from importlib import resources
 from typing import Any
 
-from verifiers.compare import DecodeError, decode_value, describe_value, outputs_match, values_equal
+from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
+from verifiers.languages.common import (
+    ended_early,
+    judge_pass_record,
+    judge_stdio,
+    limit_outcome,
+    records,
+)
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -88,7 +94,6 @@ PRELOADABLE = frozenset(
 )
 #: Largest code CPython's parser checks in this process; bigger code is checked in the sandbox.
 HOST_PARSE_LIMIT = 1 << 20
-_MEMORY_SIGNALS = {signal.SIGSEGV, signal.SIGKILL, signal.SIGABRT, signal.SIGBUS}
 
 #: The imports and helpers LeetCode-style tests expect (LeetCodeDataset's conventions):
 #: star imports of the usual modules, ``inf``, and linked-list and binary-tree helpers.
@@ -381,11 +386,8 @@ class PythonLanguage:
         compare: CompareOptions | None,
     ) -> TestOutcome:
         """Judge one run: limits first, then the harness's records, then the answer."""
-        records = _records(proc.channel)
-        by_event: dict[str, dict[str, Any]] = {}
-        for record in records:
-            by_event.setdefault(str(record.get("event")), record)
-        limit = _limit_outcome(proc, limits, by_event)
+        by_event = records(proc.channel)
+        limit = limit_outcome(proc, limits, by_event)
         if limit is not None:
             return limit
         syntax = by_event.get("syntax_error")
@@ -404,7 +406,8 @@ class PythonLanguage:
             return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
         mode = test.meta["mode"]
         if mode == "stdio":
-            return self._judge_stdio(spec, test.index, proc, compare)
+            assert isinstance(spec, StdioTests)
+            return judge_stdio(spec, test.index, proc, compare)
         if "exit" in by_event:
             code = by_event["exit"].get("code")
             return TestOutcome(
@@ -412,24 +415,8 @@ class PythonLanguage:
                 f"the program called exit({code}) before the test finished",
             )
         if mode == "assert":
-            return _judge_assert(proc, by_event)
+            return judge_pass_record(proc, by_event)
         return self._judge_value(spec, test.index, proc, by_event, compare)
-
-    def _judge_stdio(
-        self, spec: TestSpec, index: int, proc: ProcessResult, compare: CompareOptions | None
-    ) -> TestOutcome:
-        assert isinstance(spec, StdioTests)
-        actual = proc.stdout.decode("utf-8", errors="surrogateescape")
-        if proc.signal is not None:
-            return TestOutcome(Status.RUNTIME_ERROR, _signal_text(proc.signal), actual)
-        if proc.exit_code != 0:
-            tail = proc.stderr.decode(errors="replace").strip()[-1500:]
-            message = f"exited with status {proc.exit_code}" + (f"\n{tail}" if tail else "")
-            return TestOutcome(Status.RUNTIME_ERROR, message, actual)
-        expected = spec.cases[index].output
-        if outputs_match(expected, actual, compare or spec.compare):
-            return TestOutcome(Status.PASSED, actual=actual)
-        return TestOutcome(Status.FAILED, "wrong answer", actual)
 
     def _judge_value(
         self,
@@ -441,7 +428,7 @@ class PythonLanguage:
     ) -> TestOutcome:
         returned = by_event.get("return")
         if returned is None:
-            return TestOutcome(Status.RUNTIME_ERROR, _ended_early(proc))
+            return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc))
         if returned.get("nonce") != proc.nonce or not proc.nonce:
             return TestOutcome(Status.FAILED, "the result channel held a forged record")
         try:
@@ -491,82 +478,8 @@ def _check_trusted(source: str, field: str) -> None:
         ) from None
 
 
-def _records(channel: bytes) -> list[dict[str, Any]]:
-    out = []
-    for line in channel.split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
-
-
-def _limit_outcome(
-    proc: ProcessResult, limits: Limits, by_event: dict[str, dict[str, Any]]
-) -> TestOutcome | None:
-    if proc.output_exceeded:
-        return TestOutcome(
-            Status.OUTPUT_LIMIT,
-            f"wrote more than {limits.max_output_bytes} bytes to {proc.output_exceeded}",
-        )
-    if proc.timed_out:
-        return TestOutcome(Status.TIMEOUT, f"killed after {limits.timeout_s:g}s of wall time")
-    cpu_limit = limits.step_limits().cpu_s
-    if proc.signal == signal.SIGXCPU or (
-        proc.signal == signal.SIGKILL and proc.cpu_s >= cpu_limit - 0.05
-    ):
-        return TestOutcome(Status.TIMEOUT, f"used more than {cpu_limit}s of CPU time")
-    if proc.signal == signal.SIGXFSZ or _error_is(by_event, "OSError", "File too large"):
-        return TestOutcome(Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB")
-    near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
-    if _error_is(by_event, "MemoryError") or (near_limit and proc.signal in _MEMORY_SIGNALS):
-        return TestOutcome(
-            Status.MEMORY_LIMIT, f"exceeded the memory limit of {limits.memory_mb} MB"
-        )
-    return None
-
-
-def _error_is(by_event: dict[str, dict[str, Any]], kind: str, text: str = "") -> bool:
-    error = by_event.get("error")
-    return error is not None and error.get("type") == kind and text in str(error.get("message", ""))
-
-
 def _error_text(error: dict[str, Any]) -> str:
     trace = str(error.get("traceback") or "").strip()
     if trace:
         return trace
     return f"{error.get('type', 'Error')}: {error.get('message', '')}"
-
-
-def _signal_text(sig: int) -> str:
-    try:
-        name = signal.Signals(sig).name
-    except ValueError:
-        name = f"signal {sig}"
-    return f"killed by {name}"
-
-
-def _ended_early(proc: ProcessResult) -> str:
-    if proc.signal is not None:
-        return f"{_signal_text(proc.signal)} before the test finished"
-    return f"the program exited (status {proc.exit_code}) before the test finished"
-
-
-def _judge_assert(proc: ProcessResult, by_event: dict[str, dict[str, Any]]) -> TestOutcome:
-    if "tamper" in by_event:
-        return TestOutcome(Status.FAILED, str(by_event["tamper"].get("message", "tampering")))
-    if "fail" in by_event:
-        return TestOutcome(Status.FAILED, str(by_event["fail"].get("message", "assertion failed")))
-    passed = by_event.get("pass")
-    if passed is None:
-        return TestOutcome(Status.RUNTIME_ERROR, _ended_early(proc))
-    if passed.get("nonce") != proc.nonce or not proc.nonce:
-        return TestOutcome(Status.FAILED, "the result channel held a forged record")
-    if proc.exit_code != 0 or proc.signal is not None:
-        how = _signal_text(proc.signal) if proc.signal else f"exited with status {proc.exit_code}"
-        return TestOutcome(Status.RUNTIME_ERROR, f"the program {how} after the tests")
-    return TestOutcome(Status.PASSED)

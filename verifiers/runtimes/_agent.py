@@ -50,7 +50,9 @@ MAX_BLOB = 1 << 31
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
-STACK_CAP = 256 * 1024 * 1024
+# glibc sizes every thread's stack by RLIMIT_STACK, and thread stacks count
+# against RLIMIT_DATA: a larger value would starve multi-threaded runtimes (Go, Node).
+STACK_CAP = 8 * 1024 * 1024
 
 _entries: dict[str, ModuleType] = {}
 
@@ -442,6 +444,13 @@ def handle(
                 view = view[os.write(fd, view) :]
             os.close(fd)
         return {"ok": True}, []
+    if op == "read":
+        path, limit = header["path"], int(header["max_bytes"])
+        size = os.path.getsize(path)
+        if size > limit:
+            return {"ok": False, "error": f"{path} has {size} bytes, more than {limit}"}, []
+        with open(path, "rb") as f:
+            return {"ok": True}, [f.read(limit + 1)]
     if op == "preload":
         failed_modules, failed_entries = [], []
         # An import that prints must not write into the protocol channel.

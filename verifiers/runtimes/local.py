@@ -64,6 +64,7 @@ _ETC_FILES = (
     "/etc/ld.so.conf.d",
     "/etc/alternatives",
     "/etc/localtime",
+    "/etc/ssl",
 )
 _ROOT_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _INSTALL_HINT = (
@@ -290,14 +291,15 @@ class LocalRuntime:
                 args += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 args += ["--ro-bind", link, link]
-        for etc in _ETC_FILES:
-            args += ["--ro-bind-try", etc, etc]
         ro = _outermost([*self._interpreter_paths(), *program.host_paths, *self.extra_ro_paths])
         # Directories bubblewrap creates on the way to a mount point would be
         # private to root: create them world-traversable first.
-        parents = {os.path.dirname(p) for p in [*ro, *(dest for _, dest in data_fds)]}
+        targets = [*ro, *_ETC_FILES, *(dest for _, dest in data_fds)]
+        parents = {os.path.dirname(p) for p in targets}
         for parent in sorted(_ancestors(parents) - {"/tmp", "/dev", "/proc", WORK_DIR}):
             args += ["--perms", "0755", "--dir", parent]
+        for etc in _ETC_FILES:
+            args += ["--ro-bind-try", etc, etc]
         for host_path in ro:
             args += ["--ro-bind", host_path, host_path]
         for fd, dest in data_fds:
@@ -477,7 +479,11 @@ class _Session:
         if program.work_files:
             items = sorted(program.work_files.items())
             files = [
-                {"path": _join(self.work_dir, rel), "mode": 0o644, "blob": n}
+                {
+                    "path": _join(self.work_dir, rel),
+                    "mode": 0o755 if rel in program.executables else 0o644,
+                    "blob": n,
+                }
                 for n, (rel, _) in enumerate(items)
             ]
             await self.conn.request(
@@ -496,6 +502,16 @@ class _Session:
     async def run(self, step: Step) -> ProcessResult:
         """Run one step (see :class:`~verifiers.protocols.Session`)."""
         return await self.conn.run(step, self.env)
+
+    async def read_file(self, path: str, max_bytes: int) -> bytes:
+        """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
+        path = resolve(path, self.conn.placeholders)
+        _, blobs = await self.conn.request(
+            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
+        )
+        if len(blobs) != 1 or len(blobs[0]) > max_bytes:
+            raise SandboxError(f"the sandbox sent a malformed copy of {path}")
+        return blobs[0]
 
     async def close(self) -> None:
         """Stop the sandbox and remove what it left."""

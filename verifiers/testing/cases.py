@@ -172,3 +172,268 @@ PYTHON_CASES: list[Case] = [
         limits=Limits(timeout_s=3, memory_mb=256, max_processes=32),
     ),
 ]
+
+
+def _fence(lang: str, code: str) -> str:
+    return f"```{lang}\n{code}\n```"
+
+
+_ONE = {"inputs": ["1 2\n"], "outputs": ["3\n"]}
+_FLOOD = Limits(timeout_s=5, memory_mb=512, max_output_bytes=1 << 20)
+_BOMB = Limits(timeout_s=3, memory_mb=256, max_processes=32)
+
+
+def _table(lang: str, programs: dict[str, tuple[str, Any, Status]]) -> list[Case]:
+    out = []
+    for key, (code, tests, expected) in programs.items():
+        kind, _, name = key.partition(":")
+        limits = {"output_flood": _FLOOD, "fork_bomb": _BOMB}.get(
+            kind, _QUICK if kind == "timeout" else Limits(timeout_s=2, memory_mb=256)
+        )
+        completion = code if kind == "no_code" else _fence(lang, code)
+        out.append(Case(kind, name, completion, tests, expected, limits))
+    return out
+
+
+_JS_READ = (
+    "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+)
+_JS_ADD = {"test": "console.assert(add(1, 2) === 3);\nconsole.assert(add(2, 2) === 4);\n"}
+
+JAVASCRIPT_CASES = _table(
+    "javascript",
+    {
+        "ok:stdio sum": (_JS_READ + "console.log(a + b);", _SUM, Status.PASSED),
+        "ok:assert add": ("const add = (a, b) => a + b;", _JS_ADD, Status.PASSED),
+        "wrong_answer:stdio difference": (_JS_READ + "console.log(a - b);", _SUM, Status.FAILED),
+        "wrong_answer:console.assert fails": (
+            "const add = (a, b) => a + b + 1;",
+            _JS_ADD,
+            Status.FAILED,
+        ),
+        "no_code:prose": ("Add them.", _SUM, Status.NO_CODE),
+        "syntax_error:unbalanced": ("const x = (1 + ;", _SUM, Status.SYNTAX_ERROR),
+        "compile_error:redeclared": (
+            "let a = 1;\nlet a = 2;\nconsole.log(a);",
+            _SUM,
+            Status.COMPILE_ERROR,
+        ),
+        "runtime_error:throw": ("throw new Error('boom');", _SUM, Status.RUNTIME_ERROR),
+        "timeout:busy loop": ("while (true) {}", _ONE, Status.TIMEOUT),
+        "memory_limit:growing array": (
+            "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));",
+            _ONE,
+            Status.MEMORY_LIMIT,
+        ),
+        "output_flood:stdout": (
+            "const fs = require('fs');\nconst s = 'x'.repeat(10000);\n"
+            "while (true) fs.writeSync(1, s);",
+            _ONE,
+            Status.OUTPUT_LIMIT,
+        ),
+        "early_exit:process.exit(0) before the tests": (
+            "process.exit(0);\nconst add = (a, b) => 0;",
+            _JS_ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        "early_exit:console.assert replaced": (
+            "console.assert = () => {};\nconst add = (a, b) => 0;",
+            _JS_ADD,
+            Status.FAILED,
+        ),
+        "kill_self:SIGKILL": ("process.kill(process.pid, 'SIGKILL');", _SUM, Status.RUNTIME_ERROR),
+        "kill_supervisor:signals PID 1 and goes on": (
+            "for (const s of ['SIGKILL', 'SIGSTOP']) { try { process.kill(1, s); } catch (e) {} }\n"
+            + _JS_READ
+            + "console.log(a + b);",
+            _SUM,
+            Status.PASSED,
+        ),
+        "fork_bomb:daemons until spawning fails": (
+            "const cp = require('child_process');\n"
+            "for (;;) cp.execFileSync('sh', ['-c', 'sleep 100 &'], { stdio: 'ignore' });",
+            _ONE,
+            Status.RUNTIME_ERROR,
+        ),
+    },
+)
+
+_GO_SETUP = 'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n'
+_GO_ADD = {
+    "test": "func TestAdd(t *testing.T) {\n    assert.Equal(t, 3, Add(1, 2))\n}\n"
+    "func TestAddZero(t *testing.T) {\n    assert.Equal(t, 2, Add(2, 0))\n}\n",
+    "test_setup": _GO_SETUP,
+}
+_GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n    var a, b int\n    fmt.Scan(&a, &b)\n'
+
+GO_CASES = _table(
+    "go",
+    {
+        "ok:stdio sum": (_GO_MAIN + "    fmt.Println(a + b)\n}", _SUM, Status.PASSED),
+        "ok:assert add": ("func Add(a, b int) int {\n    return a + b\n}", _GO_ADD, Status.PASSED),
+        "wrong_answer:stdio difference": (
+            _GO_MAIN + "    fmt.Println(a - b)\n}",
+            _SUM,
+            Status.FAILED,
+        ),
+        "wrong_answer:testify fails": (
+            "func Add(a, b int) int {\n    return a * b\n}",
+            _GO_ADD,
+            Status.FAILED,
+        ),
+        "no_code:prose": ("Use fmt.Scan.", _SUM, Status.NO_CODE),
+        "syntax_error:unbalanced": ("package main\n\nfunc main( {\n}", _SUM, Status.SYNTAX_ERROR),
+        "compile_error:undefined": (
+            'package main\n\nimport "fmt"\n\nfunc main() {\n    fmt.Println(x)\n}',
+            _SUM,
+            Status.COMPILE_ERROR,
+        ),
+        "runtime_error:index out of range": (
+            "package main\n\nfunc main() {\n    var s []int\n    println(s[3])\n}",
+            _SUM,
+            Status.RUNTIME_ERROR,
+        ),
+        "timeout:busy loop": (
+            "package main\n\nfunc main() {\n    for {\n    }\n}",
+            _ONE,
+            Status.TIMEOUT,
+        ),
+        "memory_limit:growing slice": (
+            "package main\n\nfunc main() {\n    var keep [][]byte\n    for {\n"
+            "        keep = append(keep, make([]byte, 1<<20))\n        keep[len(keep)-1][0] = 1\n"
+            "    }\n}",
+            _ONE,
+            Status.MEMORY_LIMIT,
+        ),
+        "output_flood:stdout": (
+            'package main\n\nimport (\n    "fmt"\n    "strings"\n)\n\nfunc main() {\n'
+            '    s := strings.Repeat("x", 10000)\n    for {\n        fmt.Println(s)\n    }\n}',
+            _ONE,
+            Status.OUTPUT_LIMIT,
+        ),
+        "early_exit:os.Exit(0) in init": (
+            'import "os"\n\nfunc init() {\n    os.Exit(0)\n}\n\nfunc Add(a, b int) int {\n'
+            "    return 0\n}",
+            _GO_ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        "early_exit:os.Exit(0) in the function": (
+            'import "os"\n\nfunc Add(a, b int) int {\n    os.Exit(0)\n    return 0\n}',
+            _GO_ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        "kill_self:SIGKILL": (
+            'package main\n\nimport (\n    "os"\n    "syscall"\n)\n\n'
+            "func main() {\n    syscall.Kill(os.Getpid(), syscall.SIGKILL)\n}",
+            _SUM,
+            Status.RUNTIME_ERROR,
+        ),
+        "kill_supervisor:signals PID 1 and goes on": (
+            _GO_MAIN.replace('import "fmt"', 'import (\n    "fmt"\n    "syscall"\n)')
+            + "    syscall.Kill(1, syscall.SIGKILL)\n    syscall.Kill(1, syscall.SIGSTOP)\n"
+            "    fmt.Println(a + b)\n}",
+            _SUM,
+            Status.PASSED,
+        ),
+        "fork_bomb:start processes until it fails": (
+            'package main\n\nimport "os/exec"\n\nfunc main() {\n    for {\n'
+            '        if err := exec.Command("sleep", "100").Start(); err != nil {\n'
+            "            panic(err)\n        }\n    }\n}",
+            _ONE,
+            Status.RUNTIME_ERROR,
+        ),
+    },
+)
+
+_RS_READ = (
+    "use std::io::Read;\n\nfn main() {\n    let mut s = String::new();\n"
+    "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+    "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+)
+_RS_ADD = {
+    "test": "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_add() {\n"
+    "        assert_eq!(add(1, 2), 3);\n    }\n\n    #[test]\n    fn test_zero() {\n"
+    "        assert_eq!(add(2, 0), 2);\n    }\n}\n"
+}
+
+RUST_CASES = _table(
+    "rust",
+    {
+        "ok:stdio sum": (_RS_READ + '    println!("{}", v[0] + v[1]);\n}', _SUM, Status.PASSED),
+        "ok:assert add": ("fn add(a: i32, b: i32) -> i32 {\n    a + b\n}", _RS_ADD, Status.PASSED),
+        "wrong_answer:stdio difference": (
+            _RS_READ + '    println!("{}", v[0] - v[1]);\n}',
+            _SUM,
+            Status.FAILED,
+        ),
+        "wrong_answer:assert_eq fails": (
+            "fn add(a: i32, b: i32) -> i32 {\n    a * b\n}",
+            _RS_ADD,
+            Status.FAILED,
+        ),
+        "no_code:prose": ("Sum the numbers.", _SUM, Status.NO_CODE),
+        "syntax_error:unbalanced": ("fn main( {\n}", _SUM, Status.SYNTAX_ERROR),
+        "compile_error:type mismatch": (
+            'fn main() {\n    let x: i32 = "a";\n}',
+            _SUM,
+            Status.COMPILE_ERROR,
+        ),
+        "runtime_error:index out of bounds": (
+            'fn main() {\n    let v: Vec<i32> = Vec::new();\n    println!("{}", v[3]);\n}',
+            _SUM,
+            Status.RUNTIME_ERROR,
+        ),
+        "runtime_error:panic in the tested function": (
+            "fn add(a: i32, b: i32) -> i32 {\n    let v: Vec<i32> = vec![];\n"
+            "    v[(a + b) as usize]\n}",
+            _RS_ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        "timeout:busy loop": ("fn main() {\n    loop {}\n}", _ONE, Status.TIMEOUT),
+        "memory_limit:growing vector": (
+            "fn main() {\n    let mut keep: Vec<Vec<u8>> = Vec::new();\n"
+            "    loop {\n        keep.push(vec![1u8; 1 << 20]);\n    }\n}",
+            _ONE,
+            Status.MEMORY_LIMIT,
+        ),
+        "output_flood:stdout": (
+            'use std::io::Write;\n\nfn main() {\n    let s = "x".repeat(10000);\n'
+            "    let mut out = std::io::stdout();\n    loop {\n"
+            "        if out.write_all(s.as_bytes()).is_err() {\n            break;\n        }\n"
+            "    }\n}",
+            _ONE,
+            Status.OUTPUT_LIMIT,
+        ),
+        "early_exit:process::exit(0) in the function": (
+            "fn add(a: i32, b: i32) -> i32 {\n    std::process::exit(0)\n}",
+            _RS_ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        "kill_self:abort": (
+            "fn main() {\n    std::process::abort();\n}",
+            _SUM,
+            Status.RUNTIME_ERROR,
+        ),
+        "kill_supervisor:signals PID 1 and goes on": (
+            _RS_READ
+            + '    let _ = std::process::Command::new("kill").args(["-9", "1"]).status();\n'
+            '    println!("{}", v[0] + v[1]);\n}',
+            _SUM,
+            Status.PASSED,
+        ),
+        "fork_bomb:spawn until it fails": (
+            'fn main() {\n    loop {\n        std::process::Command::new("sleep").arg("100")'
+            ".spawn().unwrap();\n    }\n}",
+            _ONE,
+            Status.RUNTIME_ERROR,
+        ),
+    },
+)
+
+#: Case tables by language name.
+CASE_TABLES = {
+    "python": PYTHON_CASES,
+    "javascript": JAVASCRIPT_CASES,
+    "go": GO_CASES,
+    "rust": RUST_CASES,
+}

@@ -1,0 +1,49 @@
+"""Every language passes the same case table, on the real toolchains, in the sandbox."""
+
+from __future__ import annotations
+
+import pytest
+
+import verifiers
+from verifiers import registry
+from verifiers.runtimes import LocalRuntime
+from verifiers.testing.cases import CASE_TABLES, Case, missing_kinds
+
+from ..conftest import need
+
+CASES = [(lang, case) for lang, table in CASE_TABLES.items() for case in table]
+
+
+def toolchain_ready(language: str) -> None:
+    lang = registry.get_language(language)
+    probe = getattr(lang, "toolchain", None)
+    try:
+        if callable(probe):
+            probe()
+    except verifiers.VerifierError as err:
+        need(False, f"{language} toolchain unavailable: {err}")
+
+
+@pytest.mark.parametrize("language", sorted(CASE_TABLES))
+def test_table_covers_every_kind(language: str) -> None:
+    assert not missing_kinds(CASE_TABLES[language])
+
+
+def test_every_registered_language_has_a_table() -> None:
+    assert set(registry.language_names()) <= set(CASE_TABLES)
+
+
+@pytest.mark.parametrize(
+    ("language", "case"), CASES, ids=[f"{lang}-{c.kind}:{c.name}" for lang, c in CASES]
+)
+def test_case(runtime: LocalRuntime, language: str, case: Case) -> None:
+    toolchain_ready(language)
+    result = verifiers.score(
+        language, case.completion, case.tests, limits=case.limits, runtime=runtime
+    )
+    assert result.status is case.expected, result.feedback
+    if case.passed is not None:
+        assert result.passed == case.passed
+    assert len(result.tests) == result.total
+    assert 0.0 <= result.score <= 1.0
+    assert result.infra_error is False

@@ -1,0 +1,69 @@
+"""Build artefacts kept across programs and calls: compile once per distinct program.
+
+A bounded in-memory LRU keyed by a program's ``build_key`` (a content hash of its
+sources, flags and toolchain). The engine consults it before a build step and
+fills it after a successful one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+
+MIB = 1024 * 1024
+
+
+class BuildCache:
+    """Artefacts by build key, evicting the least recently used beyond ``max_bytes``.
+
+    Args:
+        max_bytes: Total size of the artefacts kept.
+    """
+
+    def __init__(self, max_bytes: int = 512 * MIB) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[str, dict[str, bytes]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str) -> dict[str, bytes] | None:
+        """The artefacts for a key, or None."""
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return item
+
+    def put(self, key: str, files: Mapping[str, bytes]) -> None:
+        """Keep artefacts (ignored when they alone exceed the cache)."""
+        size = sum(len(v) for v in files.values())
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._size -= sum(len(v) for v in old.values())
+            self._items[key] = dict(files)
+            self._size += size
+            while self._size > self.max_bytes and self._items:
+                _, evicted = self._items.popitem(last=False)
+                self._size -= sum(len(v) for v in evicted.values())
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._items.clear()
+            self._size = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+#: The cache verifiers share unless given their own.
+DEFAULT_CACHE = BuildCache()

@@ -1,0 +1,216 @@
+"""Judging helpers every language shares: records, limits, stdin/stdout, pass proofs, builds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import subprocess
+from collections.abc import Iterable
+from typing import Any
+
+from verifiers.compare import outputs_match
+from verifiers.errors import RuntimeUnavailableError, SpecError
+from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.program import ProcessResult
+from verifiers.protocols import TestOutcome
+from verifiers.results import Status, excerpt
+from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec, parse_tests
+
+Records = dict[str, dict[str, Any]]
+_CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGKILL, signal.SIGABRT, signal.SIGBUS}
+
+
+def records(channel: bytes) -> Records:
+    """The first record of each event a harness wrote on the result channel (JSON lines)."""
+    out: Records = {}
+    for line in channel.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            out.setdefault(str(record.get("event")), record)
+    return out
+
+
+def signal_text(sig: int) -> str:
+    """``killed by SIGSEGV``."""
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    return f"killed by {name}"
+
+
+def ended_early(proc: ProcessResult) -> str:
+    """Why a run that should have reported a result did not."""
+    if proc.signal is not None:
+        return f"{signal_text(proc.signal)} before the test finished"
+    return f"the program exited (status {proc.exit_code}) before the test finished"
+
+
+def stderr_tail(proc: ProcessResult, limit: int = 1500) -> str:
+    """The end of the program's stderr, where crashes are reported."""
+    return proc.stderr.decode(errors="replace").strip()[-limit:]
+
+
+def limit_outcome(
+    proc: ProcessResult,
+    limits: Limits,
+    by_event: Records | None = None,
+    memory_markers: Iterable[bytes] = (),
+) -> TestOutcome | None:
+    """A limit the run hit (output, time, CPU, file size, memory), or None.
+
+    Memory is recognised from a ``MemoryError`` record, from the runtime's own
+    out-of-memory messages on stderr (``memory_markers``), or from a crash at
+    90% or more of the memory limit.
+    """
+    by_event = by_event or {}
+    if proc.output_exceeded:
+        return TestOutcome(
+            Status.OUTPUT_LIMIT,
+            f"wrote more than {limits.max_output_bytes} bytes to {proc.output_exceeded}",
+        )
+    if proc.timed_out:
+        return TestOutcome(Status.TIMEOUT, f"killed after {limits.timeout_s:g}s of wall time")
+    cpu_limit = limits.step_limits().cpu_s
+    if proc.signal == signal.SIGXCPU or (
+        proc.signal == signal.SIGKILL and proc.cpu_s >= cpu_limit - 0.05
+    ):
+        return TestOutcome(Status.TIMEOUT, f"used more than {cpu_limit}s of CPU time")
+    error = by_event.get("error") or {}
+    if proc.signal == signal.SIGXFSZ or "File too large" in str(error.get("message", "")):
+        return TestOutcome(Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB")
+    memory_text = any(marker in proc.stderr for marker in memory_markers)
+    near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
+    crashed = proc.signal in _CRASH_SIGNALS or (proc.exit_code not in (0, None))
+    if (
+        error.get("type") == "MemoryError"
+        or (memory_text and crashed)
+        or (near_limit and proc.signal in _CRASH_SIGNALS)
+    ):
+        return TestOutcome(
+            Status.MEMORY_LIMIT, f"exceeded the memory limit of {limits.memory_mb} MB"
+        )
+    return None
+
+
+def judge_stdio(
+    spec: StdioTests, index: int, proc: ProcessResult, compare: CompareOptions | None
+) -> TestOutcome:
+    """A stdin/stdout test: a clean exit and output that matches."""
+    actual = proc.stdout.decode("utf-8", errors="surrogateescape")
+    if proc.signal is not None:
+        return TestOutcome(Status.RUNTIME_ERROR, signal_text(proc.signal), actual)
+    if proc.exit_code != 0:
+        tail = stderr_tail(proc)
+        message = f"exited with status {proc.exit_code}" + (f"\n{tail}" if tail else "")
+        return TestOutcome(Status.RUNTIME_ERROR, message, actual)
+    if outputs_match(spec.cases[index].output, actual, compare or spec.compare):
+        return TestOutcome(Status.PASSED, actual=actual)
+    return TestOutcome(Status.FAILED, "wrong answer", actual)
+
+
+def judge_pass_record(proc: ProcessResult, by_event: Records) -> TestOutcome:
+    """An assert-style test: passed only with a pass record carrying this run's nonce."""
+    if "tamper" in by_event:
+        return TestOutcome(Status.FAILED, str(by_event["tamper"].get("message", "tampering")))
+    if "fail" in by_event:
+        return TestOutcome(Status.FAILED, str(by_event["fail"].get("message", "assertion failed")))
+    passed = by_event.get("pass")
+    if passed is None:
+        tail = stderr_tail(proc)
+        return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc) + (f"\n{tail}" if tail else ""))
+    if passed.get("nonce") != proc.nonce or not proc.nonce:
+        return TestOutcome(Status.FAILED, "the result channel held a forged record")
+    if proc.exit_code != 0 or proc.signal is not None:
+        how = signal_text(proc.signal) if proc.signal else f"exited with status {proc.exit_code}"
+        return TestOutcome(Status.RUNTIME_ERROR, f"the program {how} after the tests")
+    return TestOutcome(Status.PASSED)
+
+
+def judge_build(proc: ProcessResult, limits: Limits, what: str = "compilation") -> TestOutcome:
+    """A build step: ``compile_error`` with the compiler's first messages when it fails."""
+    if proc.exit_code == 0 and proc.signal is None and not proc.timed_out:
+        return TestOutcome(Status.PASSED)
+    if proc.timed_out:
+        return TestOutcome(
+            Status.COMPILE_ERROR, f"{what} did not finish within {limits.build_timeout_s:g}s"
+        )
+    text = (proc.stderr or proc.stdout).decode(errors="replace").strip()
+    message, _ = excerpt(text, 3000)
+    if proc.signal is not None:
+        message = f"{what} was {signal_text(proc.signal)}\n{message}".strip()
+    return TestOutcome(Status.COMPILE_ERROR, message or f"{what} failed")
+
+
+class TreeSitterLanguage:
+    """What languages without a parser of their own in this process share.
+
+    Subclasses set ``name``, ``aliases``, ``grammar`` (the tree-sitter module) and
+    ``spec_kinds`` (the test formats they run), and implement building and judging.
+    """
+
+    name = ""
+    aliases: tuple[str, ...] = ()
+    grammar = ""
+    spec_kinds: tuple[type[Any], ...] = (StdioTests, AssertScriptTests)
+
+    def parse_tests(self, raw: Any) -> TestSpec:
+        """The test formats this language runs (raises SpecError for the others)."""
+        spec: TestSpec = parse_tests(raw)
+        if type(spec) not in self.spec_kinds:
+            kinds = ", ".join(k.model_fields["kind"].default for k in self.spec_kinds)
+            raise SpecError("tests", f"{self.name} runs {kinds} tests, not {spec.kind} tests")
+        return spec
+
+    def prepare(self, code: str, spec: TestSpec) -> str:
+        """The code as extracted."""
+        return code
+
+    def check_syntax(self, code: str) -> SyntaxIssue | None:
+        """tree-sitter's first error, if any."""
+        return tree_sitter_check(self.grammar, code)
+
+    def parses(self, text: str) -> bool:
+        """Whether text is valid code of this language."""
+        return self.check_syntax(text) is None
+
+    def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
+        """Input and expected output of a test, as text."""
+        if isinstance(spec, StdioTests):
+            case = spec.cases[index]
+            return case.input, case.output
+        if isinstance(spec, AssertScriptTests):
+            names = spec.test_names
+            return (names[index] if names else "test program"), ""
+        return "", ""
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """``compile_error`` with the compiler's messages when the build fails."""
+        return judge_build(proc, limits)
+
+
+def content_key(*parts: str | bytes) -> str:
+    """A hash of everything a build depends on."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", errors="surrogatepass") if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def toolchain_version(argv: list[str]) -> str:
+    """The first line a toolchain prints for its version, or why it cannot run."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise RuntimeUnavailableError(f"{argv[0]}: {err}") from err
+    if done.returncode != 0:
+        raise RuntimeUnavailableError(f"{' '.join(argv)} failed: {done.stderr.strip()[:300]}")
+    return (done.stdout or done.stderr).strip().splitlines()[0]
