@@ -37,6 +37,19 @@ if ! command -v bwrap >/dev/null; then
   apt_install bubblewrap
 fi
 
+# Toolchains of the languages: Node.js, Go with testify (offline, Debian's package),
+# and Rust (the machine's rustup toolchain when there is one, else Debian's).
+missing=()
+command -v node >/dev/null || missing+=(nodejs)
+command -v go >/dev/null || missing+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/stretchr/testify ] || missing+=(golang-github-stretchr-testify-dev)
+command -v rustc >/dev/null || missing+=(rustc cargo)
+command -v cc >/dev/null || missing+=(gcc libc6-dev)
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  apt_install "${missing[@]}"
+fi
+
 if [ ! -x .venv/bin/python ]; then
   if ! "$PYTHON" -m venv .venv 2>/dev/null; then
     rm -rf .venv
@@ -46,4 +59,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+
+# Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
+# network so that verification never needs it.
+.venv/bin/verifiers toolchains build >/dev/null
 echo "setup: ready ($(.venv/bin/python --version), $(bwrap --version))"

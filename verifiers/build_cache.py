@@ -7,6 +7,7 @@ fills it after a successful one.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ class BuildCache:
         self._items: OrderedDict[str, dict[str, bytes]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
+        self._building: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Event]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -54,6 +56,30 @@ class BuildCache:
             while self._size > self.max_bytes and self._items:
                 _, evicted = self._items.popitem(last=False)
                 self._size -= sum(len(v) for v in evicted.values())
+
+    def claim(self, key: str) -> asyncio.Event | None:
+        """Take the build of ``key`` (None), or get the event its builder will set.
+
+        Concurrent verifications of one program in one event loop build it once: the
+        first claims it, the others wait for the event and then read the cache.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            current = self._building.get(key)
+            if current is not None and current[0] is loop:
+                return current[1]
+            self._building[key] = (loop, asyncio.Event())
+            return None
+
+    def release(self, key: str) -> None:
+        """The build of ``key`` is over (succeeded or not): wake whoever waits."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            current = self._building.get(key)
+            if current is None or current[0] is not loop:
+                return
+            del self._building[key]
+        current[1].set()
 
     def clear(self) -> None:
         """Forget everything."""

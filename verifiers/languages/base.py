@@ -7,6 +7,8 @@ judges each run -> the scoring policy gives the reward.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -140,7 +142,7 @@ class CodeVerifier:
         self.language = language
         self.runtime = runtime
         self.options = options or Options()
-        self.build_cache = build_cache or DEFAULT_CACHE
+        self.build_cache = build_cache if build_cache is not None else DEFAULT_CACHE
         self.name = language.name
 
     def __repr__(self) -> str:
@@ -256,13 +258,38 @@ class CodeVerifier:
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options
     ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
+        limits = opts.limits
+        key = program.build_key if program.build is not None else None
+        cached = self.build_cache.get(key) if key else None
+        claimed = False
+        if key and cached is None:
+            pending = self.build_cache.claim(key)
+            if pending is None:
+                claimed = True
+            else:
+                # The same program is being built right now: wait for it.
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
+                cached = self.build_cache.get(key)
+        try:
+            return await self._run_session(program, spec, opts, cached)
+        finally:
+            if claimed and key:
+                self.build_cache.release(key)
+
+    async def _run_session(
+        self,
+        program: Program,
+        spec: TestSpec,
+        opts: Options,
+        cached: dict[str, bytes] | None,
+    ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
         lang = self.language
         limits = opts.limits
         compare = opts.compare
         results: list[TestResult] = []
         compile_step: StepResult | None = None
         budget_end = time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
-        cached = self.build_cache.get(program.build_key) if program.build_key else None
         if program.build is not None and cached is not None:
             # Built before: the artefacts go in as files and the build is skipped.
             compile_step = StepResult(command=list(program.build.argv), exit_code=0, cached=True)
@@ -293,6 +320,7 @@ class CodeVerifier:
                             for path in program.artefacts
                         },
                     )
+                    self.build_cache.release(program.build_key)
             tests_iter: list[ProgramTest] = list(program.tests)
             for position, test in enumerate(tests_iter):
                 if budget_end is not None and time.monotonic() >= budget_end:

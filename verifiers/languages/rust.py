@@ -310,6 +310,8 @@ class RustLanguage(TreeSitterLanguage):
                 name = functions[index][0] if functions else ""
                 step = Step(argv=("{work_dir}/prog", name), limits=step_limits)
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "assert"}))
+        # Trailing whitespace changes nothing the compiler sees: keep it out of the key.
+        source = "\n".join(line.rstrip() for line in source.strip().splitlines()) + "\n"
         flags = (*FLAGS, *cfg)
         build = Step(
             argv=(rustc, *flags, "-o", "{work_dir}/prog", "{program_dir}/main.rs", *link),

@@ -1,0 +1,141 @@
+"""JavaScript, Go and Rust on HumanEval-X: compile and run times, the build cache on a GRPO batch.
+
+For each language, a GRPO-like batch is built from the first N problems of
+``../shared/datasets/humaneval_x``: 8 samples per problem, of which 4 are the same
+canonical solution, 2 the canonical solution with different formatting (a
+distinct program), and 2 broken. Three runs, all in this process:
+
+* ``baseline``: every sample verified on its own, no deduplication and no build cache;
+* ``batch cold``: ``score_batch`` (identical samples verified once) with an empty cache;
+* ``batch warm``: the same batch again, with the cache filled by the cold run.
+
+It also prints the median compile time and run time per test. Usage:
+``.venv/bin/python bench/compiled_languages.py [--problems N] [--concurrency C]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+import verifiers
+from verifiers import registry
+from verifiers.api import resolve_runtime
+from verifiers.build_cache import BuildCache
+from verifiers.engine import Job, run_jobs
+from verifiers.languages.base import CodeVerifier, Options
+
+SHARED = Path(
+    os.environ.get(
+        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    )
+)
+FILES = {"javascript": "js", "go": "go", "rust": "rust"}
+BROKEN = {
+    "javascript": "  return undefined;\n",
+    "go": '    panic("broken")\n',
+    "rust": '    panic!("broken");\n',
+}
+
+
+def batch(language: str, problems: int) -> list[dict[str, Any]]:
+    path = SHARED / "humaneval_x" / f"humaneval_x_{FILES[language]}.jsonl.gz"
+    with gzip.open(path, "rt") as f:
+        rows = [json.loads(line) for line in f][:problems]
+    items = []
+    for row in rows:
+        head = row["declaration"] if language == "rust" else row["prompt"]
+        good = head + row["canonical_solution"]
+        tests = {"test": row["test"]}
+        if language == "go":
+            tests["test_setup"] = row["test_setup"]
+        samples = [good] * 4 + [good + "\n\n", good + "\n\n\n"]
+        samples += [head + BROKEN[language] + row["canonical_solution"]] * 2
+        items += [{"language": language, "completion": s, "tests": tests} for s in samples]
+    return items
+
+
+def jobs(items: list[dict[str, Any]], cache: BuildCache) -> list[Job]:
+    runtime = resolve_runtime(None)
+    out = []
+    for item in items:
+        verifier = CodeVerifier(registry.get_language(item["language"]), runtime, build_cache=cache)
+        spec = verifier.parse_tests(item["tests"])
+        out.append(Job(verifier, item["completion"], spec, Options()))
+    return out
+
+
+async def baseline(items: list[dict[str, Any]], concurrency: int) -> list[verifiers.Result]:
+    """Every sample on its own: no dedup, no cache."""
+    semaphore = asyncio.Semaphore(concurrency)
+    no_cache = BuildCache(max_bytes=0)
+
+    async def one(job: Job) -> verifiers.Result:
+        async with semaphore:
+            return await job.verifier.verify(job.completion, job.spec, job.options)
+
+    return await asyncio.gather(*(one(j) for j in jobs(items, no_cache)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=int, default=12)
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    table = Table(title=f"HumanEval-X, 8 samples per problem ({args.concurrency} at once)")
+    for column in (
+        "language",
+        "run",
+        "samples",
+        "compiles",
+        "wall s",
+        "vs baseline",
+        "compile s (median)",
+        "run s per test (median)",
+    ):
+        table.add_column(column, justify="left" if column in ("language", "run") else "right")
+    for language in FILES:
+        items = batch(language, args.problems)
+        started = time.perf_counter()
+        base = asyncio.run(baseline(items, args.concurrency))
+        base_s = time.perf_counter() - started
+        cache = BuildCache()
+        runs: list[tuple[str, float, list[verifiers.Result]]] = [("baseline", base_s, base)]
+        for name in ("batch cold", "batch warm"):
+            started = time.perf_counter()
+            results = asyncio.run(run_jobs(jobs(items, cache), max_concurrency=args.concurrency))
+            runs.append((name, time.perf_counter() - started, results))
+        statuses = [[r.status for r in results] for _, _, results in runs]
+        assert statuses[0] == statuses[1] == statuses[2], "verdicts differ between runs"
+        for name, seconds, results in runs:
+            built = [r.compile for r in results if r.compile is not None and not r.compile.cached]
+            compiles = len({id(r) for r in results if r.compile and not r.compile.cached})
+            compile_s = statistics.median([c.wall_s for c in built]) if built else 0.0
+            per_test = [t.wall_s for r in results for t in r.tests if t.wall_s]
+            table.add_row(
+                language,
+                name,
+                str(len(results)),
+                str(compiles if name != "baseline" else len(built)),
+                f"{seconds:.2f}",
+                f"{seconds / base_s:.2f}x",
+                f"{compile_s:.3f}",
+                f"{statistics.median(per_test) if per_test else 0:.3f}",
+            )
+        table.add_section()
+    Console().print(table)
+    print("ratios are wall-time ratios (lower is faster); verdicts are identical in all runs")
+
+
+if __name__ == "__main__":
+    main()
