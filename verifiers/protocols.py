@@ -88,8 +88,8 @@ class Language(Protocol):
         """The code to run, from the extracted code (for example, a prompt prepended)."""
         ...
 
-    def check_syntax(self, code: str) -> SyntaxIssue | None:
-        """A fast syntax check without running anything."""
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
+        """A fast syntax check without running anything (the spec may pick a dialect)."""
         ...
 
     def parses(self, text: str) -> bool:

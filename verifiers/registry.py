@@ -20,6 +20,8 @@ LANGUAGE_TABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "javascript": ("verifiers.languages.javascript:JavaScriptLanguage", ("js", "node", "nodejs")),
     "rust": ("verifiers.languages.rust:RustLanguage", ("rs",)),
     "go": ("verifiers.languages.go:GoLanguage", ("golang",)),
+    "sql": ("verifiers.languages.sql:SqlLanguage", ("sqlite", "postgresql", "duckdb")),
+    "regex": ("verifiers.languages.regex:RegexLanguage", ("regexp", "re2")),
 }
 LANGUAGES: dict[str, str] = {name: target for name, (target, _) in LANGUAGE_TABLE.items()}
 LANGUAGE_ALIASES: dict[str, str] = {

@@ -171,8 +171,146 @@ class AssertListTests(_Spec):
         return len(self.asserts)
 
 
+class SqlDatabase(_Spec):
+    """One database fixture: a file, a schema with inserts, or a server URL.
+
+    Attributes:
+        path: A SQLite or DuckDB database file (opened read-only).
+        ddl: DDL statements that create the tables, in a fresh database (key ``schema``).
+        inserts: Statements that fill them.
+        url: A PostgreSQL connection URL (engine ``postgresql``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    path: str | None = None
+    ddl: str | None = Field(default=None, alias="schema")
+    inserts: list[str] = Field(default_factory=list)
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SqlDatabase:
+        given = [name for name in ("path", "ddl", "url") if getattr(self, name)]
+        if len(given) != 1:
+            raise ValueError("a database needs exactly one of path, schema or url")
+        if self.inserts and not self.ddl:
+            raise ValueError("inserts need a schema")
+        return self
+
+
+class SqlTests(_Spec):
+    """A query judged by execution match on one or more databases (Spider, BIRD).
+
+    Each database is one test (test-suite accuracy: partial credit is the pass rate
+    over the databases). The expected rows come from ``gold_query`` run on the same
+    database, or from ``expected_rows`` (one database only). Rows are compared as a
+    multiset, or as a list when ``ordered`` (default: only when the gold query has
+    ORDER BY at its top level). With ``allow_writes`` the candidate may modify a copy
+    of the database, and the resulting database states are compared instead.
+    """
+
+    kind: Literal["sql"] = "sql"
+    databases: list[SqlDatabase] = Field(min_length=1)
+    gold_query: str | None = None
+    expected_rows: list[list[Any]] | None = None
+    ordered: bool | None = None
+    column_names_matter: bool = False
+    allow_writes: bool = False
+    engine: Literal["sqlite", "duckdb", "postgresql"] = "sqlite"
+    compare: CompareOptions = CompareOptions()
+
+    @model_validator(mode="after")
+    def _expected(self) -> SqlTests:
+        if (self.gold_query is None) == (self.expected_rows is None):
+            raise ValueError("give exactly one of gold_query and expected_rows")
+        if self.expected_rows is not None and len(self.databases) != 1:
+            raise ValueError(
+                "expected_rows needs exactly one database (use gold_query for several)"
+            )
+        if self.allow_writes and self.gold_query is None:
+            raise ValueError("allow_writes compares database states, so it needs a gold_query")
+        for n, db in enumerate(self.databases):
+            if (db.url is not None) != (self.engine == "postgresql"):
+                raise ValueError(
+                    f"databases[{n}]: a url is for engine postgresql, paths and "
+                    "schemas for sqlite and duckdb"
+                )
+        if self.engine == "postgresql" and self.allow_writes:
+            raise ValueError("allow_writes is not supported with postgresql")
+        return self
+
+    def __len__(self) -> int:
+        return len(self.databases)
+
+
+class RegexCase(_Spec):
+    """A string and what the pattern must do with it.
+
+    Attributes:
+        text: The string.
+        match: Whether the pattern must match it (in the spec's mode).
+        groups: The groups the match must capture (None for a group that did not take part).
+        replace: With ``expected``: the result of substituting ``replace`` for every match.
+        expected: The expected substitution result.
+    """
+
+    text: str
+    match: bool | None = None
+    groups: list[str | None] | None = None
+    replace: str | None = None
+    expected: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> RegexCase:
+        if self.match is None and self.groups is None and self.replace is None:
+            raise ValueError("a case needs match, groups, or replace with expected")
+        if (self.replace is None) != (self.expected is None):
+            raise ValueError("replace and expected go together")
+        return self
+
+
+class RegexTests(_Spec):
+    """A regular expression judged on example strings and, optionally, against a gold pattern.
+
+    Each positive, negative and case is one test; with ``gold`` there is one more test:
+    language equivalence with the gold pattern (decided with finite automata where the
+    patterns stay within regular constructs), whose feedback gives the shortest string
+    the two patterns disagree on.
+    """
+
+    kind: Literal["regex"] = "regex"
+    positive: list[str] = Field(default_factory=list)
+    negative: list[str] = Field(default_factory=list)
+    cases: list[RegexCase] = Field(default_factory=list)
+    mode: Literal["fullmatch", "search", "match"] = "fullmatch"
+    flavor: Literal["python", "regex", "re2", "javascript"] = "python"
+    gold: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flavour(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "flavour" in data and "flavor" not in data:
+            data = {k if k != "flavour" else "flavor": v for k, v in data.items()}
+        return data
+
+    @model_validator(mode="after")
+    def _some(self) -> RegexTests:
+        if not (self.positive or self.negative or self.cases or self.gold):
+            raise ValueError("no tests: give positive, negative, cases or gold")
+        return self
+
+    def __len__(self) -> int:
+        return len(self.positive) + len(self.negative) + len(self.cases) + (self.gold is not None)
+
+
 TestSpec: TypeAlias = Annotated[
-    StdioTests | CallTests | ExpressionTests | AssertScriptTests | AssertListTests,
+    StdioTests
+    | CallTests
+    | ExpressionTests
+    | AssertScriptTests
+    | AssertListTests
+    | SqlTests
+    | RegexTests,
     Field(discriminator="kind"),
 ]
 CODE_SPECS: tuple[type[BaseModel], ...] = (
@@ -181,6 +319,8 @@ CODE_SPECS: tuple[type[BaseModel], ...] = (
     ExpressionTests,
     AssertScriptTests,
     AssertListTests,
+    SqlTests,
+    RegexTests,
 )
 _BY_KIND: dict[
     str,
@@ -188,13 +328,17 @@ _BY_KIND: dict[
     | type[CallTests]
     | type[ExpressionTests]
     | type[AssertScriptTests]
-    | type[AssertListTests],
+    | type[AssertListTests]
+    | type[SqlTests]
+    | type[RegexTests],
 ] = {
     "stdio": StdioTests,
     "call": CallTests,
     "expression": ExpressionTests,
     "assert_script": AssertScriptTests,
     "assert_list": AssertListTests,
+    "sql": SqlTests,
+    "regex": RegexTests,
 }
 
 
@@ -306,6 +450,32 @@ def _mbpp(raw: Mapping[str, Any], field: str) -> AssertListTests:
     return build(AssertListTests, data, field)
 
 
+def _sql(raw: Mapping[str, Any], field: str) -> SqlTests:
+    data = dict(raw)
+    if "database" in data:
+        if "databases" in data:
+            raise SpecError(f"{field}.database", "give database or databases, not both")
+        data["databases"] = data.pop("database")
+    dbs = data.get("databases")
+    if isinstance(dbs, str | Mapping):
+        dbs = [dbs]
+    if not isinstance(dbs, list):
+        raise SpecError(
+            f"{field}.database", "expected a path, a {schema, inserts} object or a list"
+        )
+    data["databases"] = [{"path": d} if isinstance(d, str) else d for d in dbs]
+    if "gold_result" in data and "expected_rows" not in data and "gold_query" not in data:
+        data["expected_rows"] = data.pop("gold_result")
+    for alias in ("query", "gold_sql", "gold"):
+        if alias in data and "gold_query" not in data:
+            data["gold_query"] = data.pop(alias)
+    if "order_matters" in data and "ordered" not in data:
+        data["ordered"] = data.pop("order_matters")
+    for extra in ("db_id", "question", "gold_error", "id", "gold_result", "query"):
+        data.pop(extra, None)
+    return build(SqlTests, data, field)
+
+
 def _looks_like_asserts(items: Sequence[Any]) -> bool:
     return all(isinstance(a, str) and a.lstrip().startswith("assert") for a in items)
 
@@ -373,6 +543,12 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         if model is None:
             raise SpecError(f"{field}.kind", f"unknown kind {kind!r}; known: {sorted(_BY_KIND)}")
         return build(model, raw, field)
+    if "database" in raw or "databases" in raw:
+        return _sql(raw, field)
+    if any(k in raw for k in ("positive", "negative", "flavor", "flavour")) or (
+        "gold" in raw and "test" not in raw
+    ):
+        return build(RegexTests, raw, field)
     if "fn_name" in raw and raw.get("fn_name"):
         return _call(raw, field)
     if "inputs" in raw or "outputs" in raw:

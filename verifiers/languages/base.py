@@ -225,7 +225,7 @@ class CodeVerifier:
             message = f"No {lang.name} code found: {found.reason}."
             return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)
         code = lang.prepare(found.code, spec)
-        issue = lang.check_syntax(code)
+        issue = lang.check_syntax(code, spec)
         if issue is not None:
             message = issue.describe()
             return finish(

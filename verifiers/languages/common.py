@@ -173,7 +173,7 @@ class TreeSitterLanguage:
         """The code as extracted."""
         return code
 
-    def check_syntax(self, code: str) -> SyntaxIssue | None:
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
         """tree-sitter's first error, if any."""
         return tree_sitter_check(self.grammar, code)
 

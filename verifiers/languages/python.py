@@ -270,7 +270,7 @@ class PythonLanguage:
             return spec.prompt + code
         return code
 
-    def check_syntax(self, code: str) -> SyntaxIssue | None:
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
         """tree-sitter first; CPython's parser confirms (it knows every Python 3 rule)."""
         ts_issue = tree_sitter_check(GRAMMAR, code)
         if len(code) > HOST_PARSE_LIMIT:

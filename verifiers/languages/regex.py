@@ -1,0 +1,256 @@
+"""Regular expressions: judged on example strings and by equivalence with a gold pattern.
+
+Flavours: Python ``re`` (default), the ``regex`` module, RE2 (``google-re2``, linear
+time) and JavaScript (run by Node). Every string is one test, run in the sandbox,
+so catastrophic backtracking is a ``timeout`` of that test and never hangs the
+caller. With a gold pattern one more test decides language equivalence with finite
+automata (``interegular``) and reports the shortest string the two patterns
+disagree on. Backreferences and lookarounds are outside regular languages: there
+the equivalence test falls back to agreeing with the gold pattern on every example
+string (and fails, saying so, when there is none).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from verifiers.errors import SpecError
+from verifiers.languages.common import limit_outcome, records
+from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.protocols import TestOutcome
+from verifiers.results import Status
+from verifiers.specs import CompareOptions, RegexTests, TestSpec, parse_tests
+
+GRAMMAR = "tree_sitter_regex"
+HARNESS = "{program_dir}/harness.py"
+_MODULES = {"python": "re", "regex": "regex", "re2": "re2"}
+
+
+def cases_of(spec: RegexTests) -> list[dict[str, Any]]:
+    """Positives, negatives and cases as one list of cases (the order of the tests)."""
+    out: list[dict[str, Any]] = [{"text": s, "match": True} for s in spec.positive]
+    out += [{"text": s, "match": False} for s in spec.negative]
+    out += [c.model_dump() for c in spec.cases]
+    return out
+
+
+def unwrap(text: str) -> str:
+    """A pattern from an answer: without surrounding backticks, quotes or ``/.../`` slashes."""
+    text = text.strip("\n").strip()
+    if len(text) >= 2 and text[0] == text[-1] == "`":
+        text = text.strip("`")
+    literal = re.fullmatch(r"r?(['\"])(.*)\1", text, re.S)
+    if literal:
+        text = literal.group(2)
+    slashes = re.fullmatch(r"/(.*)/[a-z]*", text, re.S)
+    if slashes:
+        text = slashes.group(1)
+    return text
+
+
+class RegexLanguage:
+    """Regular expressions in several flavours."""
+
+    name = "regex"
+    aliases = ("regex", "regexp", "re", "re2", "regular-expression")
+
+    def __init__(self, node: str | None = None) -> None:
+        self.node = node or shutil.which("node") or "node"
+        files = resources.files("verifiers.languages")
+        self._harness = files.joinpath("_regex_harness.py").read_bytes()
+        self._js = files.joinpath("_regex_harness.js").read_bytes()
+
+    def toolchain(self) -> str:
+        """Flavours available here (for ``verifiers doctor``)."""
+        found = ["python re"]
+        for module, label in (
+            ("regex", "regex"),
+            ("re2", "re2 (google-re2)"),
+            ("interegular", "interegular (equivalence)"),
+        ):
+            try:
+                __import__(module)
+                found.append(label)
+            except ImportError:
+                found.append(f"{label}: not installed")
+        found.append("javascript (node)" if shutil.which(self.node) else "javascript: no node")
+        return ", ".join(found)
+
+    def parse_tests(self, raw: Any) -> TestSpec:
+        """A regex spec (a dict without ``kind`` is taken as one)."""
+        if isinstance(raw, Mapping) and "kind" not in raw:
+            raw = {**raw, "kind": "regex"}
+        spec = parse_tests(raw)
+        if not isinstance(spec, RegexTests):
+            raise SpecError("tests", f"regex runs regex tests, not {spec.kind} tests")
+        return spec
+
+    def prepare(self, code: str, spec: TestSpec) -> str:
+        """The bare pattern."""
+        return unwrap(code)
+
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
+        """tree-sitter-regex first; for Python flavours the compiler confirms an error."""
+        issue = tree_sitter_check(GRAMMAR, code)
+        flavor = spec.flavor if isinstance(spec, RegexTests) else "python"
+        if issue is None or flavor not in ("python", "regex"):
+            return None  # RE2 and JavaScript compilers decide in the sandbox
+        try:
+            re.compile(code)
+        except re.error as err:
+            position = err.pos or 0
+            return SyntaxIssue(1, position + 1, err.msg, code.splitlines()[0] if code else "")
+        except (RecursionError, OverflowError, MemoryError) as err:
+            return SyntaxIssue(1, 1, type(err).__name__)
+        return None
+
+    def parses(self, text: str) -> bool:
+        """A one-line text is taken as a pattern."""
+        stripped = text.strip()
+        return bool(stripped) and "\n" not in stripped
+
+    def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
+        """The string and what the pattern must do with it."""
+        assert isinstance(spec, RegexTests)
+        cases = cases_of(spec)
+        if index >= len(cases):
+            return "equivalence with the gold pattern", spec.gold or ""
+        case = cases[index]
+        if case.get("replace") is not None:
+            return case["text"], f"sub({case['replace']!r}) -> {case['expected']!r}"
+        if case.get("groups") is not None:
+            return case["text"], f"groups {case['groups']!r}"
+        return case["text"], "match" if case["match"] else "no match"
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """Regexes have no build step."""
+        return TestOutcome(Status.PASSED)
+
+    def build_program(
+        self, code: str, spec: TestSpec, selected: list[int], limits: Limits
+    ) -> Program:
+        """One sandboxed run per string, and one for the equivalence test."""
+        assert isinstance(spec, RegexTests)
+        cases = cases_of(spec)
+        meta = {"mode": spec.mode, "flavor": spec.flavor, "cases": cases, "gold": spec.gold}
+        step_limits = limits.step_limits()
+        tests = []
+        for index in selected:
+            if spec.flavor == "javascript" and index < len(cases):
+                argv: tuple[str, ...] = (
+                    self.node,
+                    "{program_dir}/regex.js",
+                    "{program_dir}",
+                    str(index),
+                )
+                step = Step(argv=argv, limits=step_limits)
+            else:
+                step = Step(
+                    argv=("{program_dir}", str(index)),
+                    limits=step_limits,
+                    kind="call",
+                    module=HARNESS,
+                )
+            tests.append(ProgramTest(index=index, step=step))
+        preload = [_MODULES.get(spec.flavor, "re")]
+        if spec.gold is not None:
+            preload.append("interegular")
+        return Program(
+            files={
+                "harness.py": self._harness,
+                "regex.js": self._js,
+                "pattern.txt": code.encode("utf-8", errors="surrogateescape"),
+                "spec.json": json.dumps(meta).encode(),
+            },
+            tests=tuple(tests),
+            preload_modules=tuple(preload),
+            preload_entries=(HARNESS,),
+        )
+
+    def interpret(
+        self,
+        test: ProgramTest,
+        spec: TestSpec,
+        proc: ProcessResult,
+        limits: Limits,
+        compare: CompareOptions | None,
+    ) -> TestOutcome:
+        """The flavour's compile error, or the case, or the equivalence verdict."""
+        assert isinstance(spec, RegexTests)
+        by_event = records(proc.channel)
+        limit = limit_outcome(proc, limits, by_event)
+        if limit is not None:
+            if limit.status is Status.TIMEOUT:
+                return TestOutcome(Status.TIMEOUT, limit.message + " (catastrophic backtracking?)")
+            return limit
+        syntax = by_event.get("syntax_error")
+        if syntax is not None:
+            return TestOutcome(
+                Status.SYNTAX_ERROR,
+                f"the pattern does not compile: {syntax.get('message', '')}",
+                fatal=True,
+            )
+        record = by_event.get("case") or by_event.get("equivalence")
+        if record is None:
+            return TestOutcome(Status.RUNTIME_ERROR, "the test ended without a result")
+        if record.get("nonce") != proc.nonce or not proc.nonce:
+            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+        if "equivalence" in by_event:
+            return _judge_equivalence(record)
+        return _judge_case(cases_of(spec)[test.index], record)
+
+
+def _judge_case(case: dict[str, Any], record: dict[str, Any]) -> TestOutcome:
+    matched = bool(record.get("matched"))
+    actual = "match" if matched else "no match"
+    if case.get("match") is not None and matched != case["match"]:
+        wanted = "should match" if case["match"] else "should not match"
+        return TestOutcome(Status.FAILED, f"the pattern {wanted} {case['text']!r}", actual)
+    if case.get("groups") is not None and record.get("groups") != case["groups"]:
+        got = record.get("groups")
+        return TestOutcome(Status.FAILED, f"groups {got!r}, expected {case['groups']!r}", repr(got))
+    if case.get("replace") is not None and record.get("replaced") != case["expected"]:
+        got = record.get("replaced")
+        return TestOutcome(
+            Status.FAILED, f"substitution gave {got!r}, expected {case['expected']!r}", repr(got)
+        )
+    return TestOutcome(Status.PASSED, actual=actual)
+
+
+def _judge_equivalence(record: dict[str, Any]) -> TestOutcome:
+    undecidable = record.get("undecidable")
+    if record.get("equivalent"):
+        if undecidable:
+            return TestOutcome(
+                Status.PASSED,
+                f"agrees with the gold pattern on all "
+                f"{record.get('checked')} example strings (equivalence is not "
+                f"decidable here: {undecidable})",
+            )
+        return TestOutcome(Status.PASSED, "equivalent to the gold pattern")
+    witness = record.get("witness")
+    if witness is None:
+        return TestOutcome(
+            Status.FAILED,
+            "equivalence with the gold pattern is not decidable "
+            f"({undecidable}) and there are no example strings to compare on",
+        )
+    gold_accepts = record.get("gold_accepts")
+    if gold_accepts is None:
+        side = "they disagree on it"
+    elif gold_accepts:
+        side = "the gold pattern matches it and yours does not"
+    else:
+        side = "yours matches it and the gold pattern does not"
+    return TestOutcome(
+        Status.FAILED,
+        f"not equivalent to the gold pattern: shortest distinguishing string {witness!r} ({side})",
+        repr(witness),
+    )

@@ -1,0 +1,329 @@
+"""SQL: a query judged by execution match (Spider, BIRD, test-suite accuracy).
+
+The candidate query and the gold query run in the sandbox (``_sql_harness.py``) on
+each database of the spec, read-only; rows come back as data and are compared
+here: as a multiset, or as a list when order matters. SQLite is built in; DuckDB
+(``pip install verifiers-sdk[sql]``) and PostgreSQL (``psycopg``, a connection URL
+whose server listens on a Unix socket the sandbox can see) are optional.
+
+Statuses: ``syntax_error`` (tree-sitter-sql, confirmed by the engine's own parser),
+``compile_error`` (unknown table or column, more than one statement, a write when
+writes are not allowed), ``runtime_error``, ``timeout``, ``failed`` with a diff of
+the rows. A fixture that cannot be built is ``sandbox_error``: never the model's fault.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import math
+import os
+import re
+import sqlite3
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
+from verifiers.errors import SpecError
+from verifiers.languages.common import limit_outcome, records
+from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.protocols import TestOutcome
+from verifiers.results import Status
+from verifiers.specs import CompareOptions, SqlTests, TestSpec, parse_tests
+
+GRAMMAR = "tree_sitter_sql"
+HARNESS = "{program_dir}/harness.py"
+_STATUS = {
+    "syntax": Status.SYNTAX_ERROR,
+    "semantic": Status.COMPILE_ERROR,
+    "runtime": Status.RUNTIME_ERROR,
+    "timeout": Status.TIMEOUT,
+    "fixture": Status.SANDBOX_ERROR,
+}
+_STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
+
+
+def top_level_order_by(query: str) -> bool:
+    """Whether a query sorts its result (ORDER BY outside any parentheses)."""
+    text = _STRINGS.sub(" ", query)
+    depth = 0
+    flat = []
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            flat.append(char)
+    return re.search(r"\border\s+by\b", "".join(flat), re.I) is not None
+
+
+def _engine_issue(query: str, engine: str) -> SyntaxIssue | None:
+    """The engine's own parser on a tree-sitter error (tree-sitter-sql rejects valid SQLite)."""
+    if engine == "sqlite":
+        try:
+            sqlite3.connect(":memory:").execute("EXPLAIN " + query.strip().rstrip(";"))
+        except sqlite3.Warning:
+            return None  # several statements: the sandbox reports it
+        except sqlite3.Error as err:
+            message = str(err)
+            if (
+                "syntax error" in message
+                or "incomplete input" in message
+                or ("unrecognized token" in message)
+            ):
+                near = re.search(r'near "(.*?)"', message)
+                position = query.find(near.group(1)) if near else -1
+                line = query.count("\n", 0, max(position, 0)) + 1
+                column = position - query.rfind("\n", 0, max(position, 0)) if position >= 0 else 1
+                return SyntaxIssue(line, column, message)
+        return None
+    if engine == "duckdb":
+        try:
+            import duckdb
+        except ImportError:
+            return None
+        try:
+            duckdb.extract_statements(query)
+        except duckdb.ParserException as err:
+            return SyntaxIssue(1, 1, str(err).splitlines()[0])
+        return None
+    return None  # PostgreSQL: the server decides
+
+
+def _rows_equal(
+    expected: list[Any], actual: list[Any], ordered: bool, opts: CompareOptions
+) -> bool:
+    if len(expected) != len(actual):
+        return False
+    if ordered:
+        return all(_row_equal(e, a, opts) for e, a in zip(expected, actual, strict=True))
+    if not opts.has_tolerance:
+        return collections.Counter(map(_key, expected)) == collections.Counter(map(_key, actual))
+    remaining = list(actual)
+    for row in expected:
+        for n, candidate in enumerate(remaining):
+            if _row_equal(row, candidate, opts):
+                del remaining[n]
+                break
+        else:
+            return False
+    return True
+
+
+def _cell(value: Any) -> Any:
+    # Spider's gold results decode BLOBs as UTF-8.
+    return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else value
+
+
+def _row_equal(expected: Any, actual: Any, opts: CompareOptions) -> bool:
+    if not isinstance(expected, list | tuple) or not isinstance(actual, list | tuple):
+        return values_equal(expected, actual, opts)
+    return len(expected) == len(actual) and all(
+        values_equal(_cell(e), _cell(a), opts) for e, a in zip(expected, actual, strict=True)
+    )
+
+
+def _key(row: Any) -> Any:
+    if isinstance(row, list | tuple):
+        return tuple(_key(c) for c in row)
+    value = _cell(row)
+    return "\0nan" if isinstance(value, float) and math.isnan(value) else value
+
+
+def _diff(expected: list[Any], actual: list[Any]) -> str:
+    missing = collections.Counter(map(_key, expected)) - collections.Counter(map(_key, actual))
+    extra = collections.Counter(map(_key, actual)) - collections.Counter(map(_key, expected))
+    lines = [f"expected {len(expected)} rows, got {len(actual)}"]
+    if missing:
+        shown = [describe_value(list(r), 200) for r in list(missing.elements())[:5]]
+        lines.append("missing: " + "; ".join(shown))
+    if extra:
+        shown = [describe_value(list(r), 200) for r in list(extra.elements())[:5]]
+        lines.append("unexpected: " + "; ".join(shown))
+    if not missing and not extra:
+        lines.append("the same rows in a different order")
+    return "\n".join(lines)
+
+
+class SqlLanguage:
+    """SQL queries on SQLite (default), DuckDB or PostgreSQL."""
+
+    name = "sql"
+    aliases = ("sql", "sqlite", "sqlite3", "postgresql", "postgres", "psql", "duckdb", "mysql")
+
+    def __init__(self) -> None:
+        self._harness = resources.files("verifiers.languages").joinpath("_sql_harness.py")
+        self._harness_source = self._harness.read_bytes()
+
+    def toolchain(self) -> str:
+        """Engines available here (for ``verifiers doctor``)."""
+        engines = [f"sqlite {sqlite3.sqlite_version}"]
+        for module, label in (("duckdb", "duckdb"), ("psycopg", "postgresql (psycopg)")):
+            try:
+                found = __import__(module)
+                engines.append(f"{label} {getattr(found, '__version__', '')}".strip())
+            except ImportError:
+                engines.append(f"{label}: not installed (pip install verifiers-sdk[sql])")
+        return "; ".join(engines)
+
+    def parse_tests(self, raw: Any) -> TestSpec:
+        """A SQL spec; database paths must exist."""
+        spec = parse_tests(raw)
+        if not isinstance(spec, SqlTests):
+            raise SpecError("tests", f"sql runs sql tests, not {spec.kind} tests")
+        databases = []
+        for n, db in enumerate(spec.databases):
+            if db.path is None:
+                databases.append(db)
+                continue
+            path = os.path.abspath(db.path)
+            if not os.path.isfile(path):
+                raise SpecError(f"tests.databases[{n}].path", f"no such file: {db.path}")
+            databases.append(db.model_copy(update={"path": path}))
+        return spec.model_copy(update={"databases": databases})
+
+    def prepare(self, code: str, spec: TestSpec) -> str:
+        """The query, without surrounding whitespace."""
+        return code.strip() + "\n"
+
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
+        """tree-sitter-sql, confirmed by the engine's parser when it objects."""
+        if tree_sitter_check(GRAMMAR, code) is None:
+            return None
+        engine = spec.engine if isinstance(spec, SqlTests) else "sqlite"
+        return _engine_issue(code, engine)
+
+    def parses(self, text: str) -> bool:
+        """Whether text is a SQL statement SQLite can parse."""
+        return self.check_syntax(text) is None
+
+    def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
+        """The database, and the gold query or expected rows."""
+        assert isinstance(spec, SqlTests)
+        db = spec.databases[index]
+        # Never show a password of a connection URL in results or logs.
+        url = re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", db.url) if db.url else None
+        where = db.path or url or "schema fixture"
+        expected = spec.gold_query or describe_value(spec.expected_rows, 2000)
+        return f"database: {where}", expected
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """SQL has no build step."""
+        return TestOutcome(Status.PASSED)
+
+    def build_program(
+        self, code: str, spec: TestSpec, selected: list[int], limits: Limits
+    ) -> Program:
+        """One harness run per selected database."""
+        assert isinstance(spec, SqlTests)
+        host_paths = set()
+        databases = []
+        for db in spec.databases:
+            entry = {"path": db.path, "ddl": db.ddl, "inserts": db.inserts, "url": db.url}
+            if db.path:
+                host_paths.add(os.path.dirname(db.path))
+            if db.url:
+                socket_dir = parse_qs(urlparse(db.url).query).get("host", [""])[0]
+                host = urlparse(db.url).hostname or socket_dir
+                if host and host.startswith("/"):
+                    host_paths.add(host)
+            databases.append(entry)
+        meta = {
+            "engine": spec.engine,
+            "databases": databases,
+            "gold_query": spec.gold_query,
+            "allow_writes": spec.allow_writes,
+            "memory_mb": limits.memory_mb,
+            "timeout_ms": int(limits.timeout_s * 1000),
+        }
+        step_limits = limits.step_limits()
+        tests = tuple(
+            ProgramTest(
+                index=i,
+                step=Step(
+                    argv=("{program_dir}", str(i)), limits=step_limits, kind="call", module=HARNESS
+                ),
+            )
+            for i in selected
+        )
+        driver = {"sqlite": "sqlite3", "duckdb": "duckdb", "postgresql": "psycopg"}[spec.engine]
+        return Program(
+            files={
+                "harness.py": self._harness_source,
+                "solution.sql": code.encode("utf-8", errors="surrogateescape"),
+                "spec.json": json.dumps(meta).encode(),
+            },
+            tests=tests,
+            preload_modules=(driver,),
+            preload_entries=(HARNESS,),
+            host_paths=tuple(sorted(host_paths)),
+        )
+
+    def interpret(
+        self,
+        test: ProgramTest,
+        spec: TestSpec,
+        proc: ProcessResult,
+        limits: Limits,
+        compare: CompareOptions | None,
+    ) -> TestOutcome:
+        """Errors by kind, then the rows (or database states) against the expected ones."""
+        assert isinstance(spec, SqlTests)
+        by_event = records(proc.channel)
+        limit = limit_outcome(proc, limits, by_event)
+        if limit is not None:
+            return limit
+        error = by_event.get("sql_error")
+        if error is not None:
+            status = _STATUS.get(str(error.get("kind")), Status.RUNTIME_ERROR)
+            message = str(error.get("message", ""))
+            if status is Status.SANDBOX_ERROR:
+                message = f"the test database is unusable (not the query's fault): {message}"
+            return TestOutcome(status, message, fatal=status is Status.SYNTAX_ERROR)
+        result = by_event.get("result")
+        if result is None:
+            return TestOutcome(Status.RUNTIME_ERROR, "the query ended without a result")
+        if result.get("nonce") != proc.nonce or not proc.nonce:
+            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+        try:
+            actual = decode_value(result.get("rows"))
+            expected = (
+                decode_value(result.get("gold"))
+                if spec.gold_query is not None
+                else spec.expected_rows
+            )
+        except (DecodeError, ValueError) as err:
+            return TestOutcome(Status.RUNTIME_ERROR, f"unreadable result: {err}")
+        opts = compare or spec.compare
+        shown = describe_value(actual, 2000)
+        if spec.allow_writes:
+            same = (
+                isinstance(expected, dict)
+                and isinstance(actual, dict)
+                and (
+                    expected.keys() == actual.keys()
+                    and all(_rows_equal(expected[t], actual[t], False, opts) for t in expected)
+                )
+            )
+            return TestOutcome(
+                Status.PASSED if same else Status.FAILED,
+                "" if same else "the database ends in a different state",
+                shown,
+            )
+        ordered = (
+            spec.ordered
+            if spec.ordered is not None
+            else bool(spec.gold_query and top_level_order_by(spec.gold_query))
+        )
+        if spec.column_names_matter and spec.gold_query is not None:
+            want = [str(c).lower() for c in result.get("gold_columns", [])]
+            got = [str(c).lower() for c in result.get("columns", [])]
+            if want != got:
+                return TestOutcome(Status.FAILED, f"columns {got}, expected {want}", shown)
+        if _rows_equal(list(expected or []), list(actual or []), ordered, opts):
+            return TestOutcome(Status.PASSED, actual=shown)
+        return TestOutcome(Status.FAILED, _diff(list(expected or []), list(actual or [])), shown)
