@@ -12,6 +12,7 @@ timeout, never in the caller.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import sys
@@ -81,16 +82,52 @@ def equivalence(candidate: str, gold: str, spec: dict[str, Any]) -> dict[str, An
     except Exception as exc:  # backreferences, lookarounds, unusual syntax
         return on_examples(candidate, gold, spec, f"{type(exc).__name__}: {exc}"[:300])
     difference = mine.symmetric_difference(theirs)  # type: ignore[no-untyped-call]
-    for symbols in difference.strings():
-        witness = "".join(_concrete(s, difference.alphabet) for s in symbols)
-        gold_accepts = theirs.accepts(witness) if _plain(witness) else None
-        return {
-            "event": "equivalence",
-            "equivalent": False,
-            "witness": witness,
-            "gold_accepts": gold_accepts,
-        }
-    return {"event": "equivalence", "equivalent": True}
+    witness = shortest_string(difference)
+    if witness is None:
+        return {"event": "equivalence", "equivalent": True}
+    gold_accepts = theirs.accepts(witness) if _plain(witness) else None
+    return {
+        "event": "equivalence",
+        "equivalent": False,
+        "witness": witness,
+        "gold_accepts": gold_accepts,
+    }
+
+
+def shortest_string(fsm: Any) -> str | None:
+    """A shortest string the automaton accepts (breadth-first over states), or None.
+
+    (``FSM.strings()`` enumerates strings, not states: exponential in the length.)
+    """
+    if fsm.initial in fsm.finals:
+        return ""
+    mentioned = {k for k in fsm.alphabet.keys() if isinstance(k, str)}  # noqa: SIM118
+    spare = next((c for c in _PRINTABLE if c not in mentioned), "\u00a7")
+    representative: dict[Any, str] = {}
+    for symbol, index in fsm.alphabet.items():
+        char = symbol if isinstance(symbol, str) else spare
+        # Prefer a readable character for a class of symbols.
+        if index not in representative or (
+            char in _PRINTABLE and representative[index] not in _PRINTABLE
+        ):
+            representative[index] = char
+    parent: dict[Any, tuple[Any, str] | None] = {fsm.initial: None}
+    queue = collections.deque([fsm.initial])
+    while queue:
+        state = queue.popleft()
+        for index, target in sorted(fsm.map.get(state, {}).items(), key=lambda kv: str(kv[0])):
+            if target in parent:
+                continue
+            parent[target] = (state, representative.get(index, spare))
+            if target in fsm.finals:
+                chars = []
+                node: Any = target
+                while (step := parent[node]) is not None:
+                    node, char = step
+                    chars.append(char)
+                return "".join(reversed(chars))
+            queue.append(target)
+    return None
 
 
 def _plain(text: str) -> bool:
@@ -119,14 +156,6 @@ def on_examples(candidate: str, gold: str, spec: dict[str, Any], reason: str) ->
             return record
     record["equivalent"] = True
     return record
-
-
-def _concrete(symbol: Any, alphabet: Any) -> str:
-    if isinstance(symbol, str):
-        return symbol
-    # interegular's "anything else": a character the patterns do not mention.
-    mentioned = {k for k in alphabet.keys() if isinstance(k, str)}  # noqa: SIM118
-    return next((c for c in _PRINTABLE if c not in mentioned), "\u00a7")
 
 
 def main(argv: list[str]) -> int:

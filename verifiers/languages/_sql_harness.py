@@ -26,7 +26,19 @@ from typing import Any
 
 CHANNEL_FD = 3
 NONCE_FD = 4
-MAX_ROWS = 1_000_000
+#: More rows than this is an output flood, not an answer.
+MAX_ROWS = 100_000
+
+
+class TooManyRows(Exception):
+    pass
+
+
+def fetch(cursor: Any) -> list[Any]:
+    rows: list[Any] = cursor.fetchmany(MAX_ROWS + 1)
+    if len(rows) > MAX_ROWS:
+        raise TooManyRows
+    return rows
 
 
 class SqlFailure(Exception):
@@ -147,7 +159,7 @@ class Sqlite:
         s = self.sqlite3
         try:
             cursor = self.conn.execute(single_statement(query))
-            rows = cursor.fetchmany(MAX_ROWS)
+            rows = fetch(cursor)
             columns = [d[0] for d in cursor.description or []]
             if self.writable:
                 self.conn.commit()
@@ -234,7 +246,7 @@ class DuckDB:
             if not self.writable and statements[0].type != d.StatementType.SELECT:
                 raise SqlFailure("semantic", "only a read query is allowed")
             cursor = self.conn.execute(single_statement(query))
-            rows = cursor.fetchmany(MAX_ROWS) if cursor.description else []
+            rows = fetch(cursor) if cursor.description else []
             columns = [c[0] for c in cursor.description or []]
         except d.ParserException as exc:
             raise SqlFailure("syntax", str(exc)) from exc
@@ -281,7 +293,7 @@ class Postgres:
         errors = self.psycopg.errors
         try:
             cursor = self.conn.execute(single_statement(query))
-            rows = cursor.fetchmany(MAX_ROWS) if cursor.description else []
+            rows = fetch(cursor) if cursor.description else []
             columns = [c.name for c in cursor.description or []]
         except errors.SyntaxError as exc:
             raise SqlFailure("syntax", str(exc)) from exc
@@ -309,6 +321,15 @@ def connect(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> Any:
     return Postgres(db, int(spec.get("timeout_ms", 5000)))
 
 
+def open_database(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> Any:
+    try:
+        return connect(spec, db, writable)
+    except SqlFailure:
+        raise
+    except Exception as exc:
+        raise SqlFailure("fixture", f"the database could not be opened: {exc}") from exc
+
+
 def main(argv: list[str]) -> int:
     program_dir, index = argv[0], int(argv[1])
     with open(os.path.join(program_dir, "spec.json"), "rb") as f:
@@ -317,20 +338,22 @@ def main(argv: list[str]) -> int:
         os.path.join(program_dir, "solution.sql"), encoding="utf-8", errors="surrogateescape"
     ) as f:
         candidate = f.read()
-    db = spec["databases"][index]
+    db = dict(spec["databases"][index])
+    if db.get("path"):
+        db["path"] = db["path"].replace("{program_dir}", program_dir)
     writes = bool(spec.get("allow_writes"))
     record: dict[str, Any] = {"event": "result"}
     stage = "fixture"
     try:
         if spec.get("gold_query"):
-            gold = connect(spec, db, writes)
+            gold = open_database(spec, db, writes)
             gold.lock()
             stage = "gold"
             rows, columns = gold.run(spec["gold_query"])
             record["gold"] = cell(gold.state() if writes else rows)
             record["gold_columns"] = columns
             stage = "fixture"
-        runner = connect(spec, db, writes)
+        runner = open_database(spec, db, writes)
         runner.lock()
         stage = "candidate"
         rows, columns = runner.run(candidate)
@@ -339,6 +362,9 @@ def main(argv: list[str]) -> int:
     except SqlFailure as exc:
         kind = exc.kind if stage == "candidate" else "fixture"
         emit({"event": "sql_error", "kind": kind, "stage": stage, "message": str(exc)[:3000]})
+        return 1
+    except TooManyRows:
+        emit({"event": "too_many_rows", "limit": MAX_ROWS})
         return 1
     except MemoryError:
         emit({"event": "error", "type": "MemoryError", "message": "out of memory"})

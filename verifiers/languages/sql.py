@@ -35,6 +35,9 @@ from verifiers.results import Status
 from verifiers.specs import CompareOptions, SqlTests, TestSpec, parse_tests
 
 GRAMMAR = "tree_sitter_sql"
+#: Database files up to this size are copied into the sandbox; bigger ones are mounted
+#: read-only from where they are (they must then be readable by every user).
+COPY_LIMIT = 64 * 1024 * 1024
 HARNESS = "{program_dir}/harness.py"
 _STATUS = {
     "syntax": Status.SYNTAX_ERROR,
@@ -43,6 +46,9 @@ _STATUS = {
     "timeout": Status.TIMEOUT,
     "fixture": Status.SANDBOX_ERROR,
 }
+_STARTS_LIKE_SQL = re.compile(
+    r"\s*(?:SEL|WITH|INS|UPD|DEL|CREATE|DROP|ALTER|PRAGMA|EXPLAIN|VALUES|REPLACE)\w*\b", re.I
+)
 _STRINGS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -198,8 +204,11 @@ class SqlLanguage:
         return _engine_issue(code, engine)
 
     def parses(self, text: str) -> bool:
-        """Whether text is a SQL statement SQLite can parse."""
-        return self.check_syntax(text) is None
+        """Whether text is a query: SQLite can parse it, or it starts like one.
+
+        A typo in ``SELECT`` is a syntax error of the answer, not the absence of one.
+        """
+        return self.check_syntax(text) is None or _STARTS_LIKE_SQL.match(text) is not None
 
     def describe_test(self, spec: TestSpec, index: int) -> tuple[str, str]:
         """The database, and the gold query or expected rows."""
@@ -222,9 +231,15 @@ class SqlLanguage:
         assert isinstance(spec, SqlTests)
         host_paths = set()
         databases = []
-        for db in spec.databases:
+        copies: dict[str, bytes] = {}
+        for n, db in enumerate(spec.databases):
             entry = {"path": db.path, "ddl": db.ddl, "inserts": db.inserts, "url": db.url}
-            if db.path:
+            if db.path and os.path.getsize(db.path) <= COPY_LIMIT:
+                name = f"db/{n}/{os.path.basename(db.path)}"
+                with open(db.path, "rb") as f:
+                    copies[name] = f.read()
+                entry["path"] = f"{{program_dir}}/{name}"
+            elif db.path:
                 host_paths.add(os.path.dirname(db.path))
             if db.url:
                 socket_dir = parse_qs(urlparse(db.url).query).get("host", [""])[0]
@@ -256,6 +271,7 @@ class SqlLanguage:
                 "harness.py": self._harness_source,
                 "solution.sql": code.encode("utf-8", errors="surrogateescape"),
                 "spec.json": json.dumps(meta).encode(),
+                **copies,
             },
             tests=tests,
             preload_modules=(driver,),
@@ -277,6 +293,11 @@ class SqlLanguage:
         limit = limit_outcome(proc, limits, by_event)
         if limit is not None:
             return limit
+        if "too_many_rows" in by_event:
+            limit_rows = by_event["too_many_rows"].get("limit")
+            return TestOutcome(
+                Status.OUTPUT_LIMIT, f"the query returned more than {limit_rows} rows"
+            )
         error = by_event.get("sql_error")
         if error is not None:
             status = _STATUS.get(str(error.get("kind")), Status.RUNTIME_ERROR)

@@ -44,9 +44,9 @@ class Case:
     passed: int | None = None
 
 
-def missing_kinds(cases: list[Case]) -> set[str]:
-    """Kinds of :data:`CASE_KINDS` a table has no case for."""
-    return set(CASE_KINDS) - {c.kind for c in cases}
+def missing_kinds(cases: list[Case], kinds: tuple[str, ...] = CASE_KINDS) -> set[str]:
+    """Kinds (default :data:`CASE_KINDS`) a table has no case for."""
+    return set(kinds) - {c.kind for c in cases}
 
 
 def _py(code: str) -> str:
@@ -430,10 +430,93 @@ RUST_CASES = _table(
     },
 )
 
+
+#: Kinds that apply to languages without processes of their own (queries, patterns).
+QUERY_KINDS = (
+    "ok",
+    "wrong_answer",
+    "no_code",
+    "syntax_error",
+    "compile_error",
+    "runtime_error",
+    "timeout",
+    "memory_limit",
+    "output_flood",
+)
+PATTERN_KINDS = ("ok", "wrong_answer", "no_code", "syntax_error", "timeout")
+
+_DB = {
+    "database": {
+        "schema": "CREATE TABLE singer(id INTEGER, name TEXT, age INTEGER);",
+        "inserts": ["INSERT INTO singer VALUES (1, 'Ann', 30), (2, 'Bo', 41), (3, 'Cy', 52)"],
+    },
+    "gold_query": "SELECT name FROM singer WHERE age > 40",
+}
+_COUNTER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c"
+
+SQL_CASES = _table(
+    "sql",
+    {
+        "ok:filter": ("SELECT name FROM singer WHERE age >= 41", _DB, Status.PASSED),
+        "ok:bare query": ("SELECT s.name FROM singer AS s WHERE s.age > 40;", _DB, Status.PASSED),
+        "wrong_answer:wrong filter": ("SELECT name FROM singer WHERE age > 20", _DB, Status.FAILED),
+        "no_code:prose": ("I would look at the singer table.", _DB, Status.NO_CODE),
+        "syntax_error:garbled": ("SELECT name FROM WHERE age >", _DB, Status.SYNTAX_ERROR),
+        "compile_error:unknown table": ("SELECT name FROM singers", _DB, Status.COMPILE_ERROR),
+        "compile_error:a write is refused": ("DELETE FROM singer", _DB, Status.COMPILE_ERROR),
+        "compile_error:ATTACH is refused": (
+            "ATTACH DATABASE '/etc/passwd' AS x",
+            _DB,
+            Status.COMPILE_ERROR,
+        ),
+        "runtime_error:integer overflow": (
+            "SELECT abs(-9223372036854775807 - 1)",
+            _DB,
+            Status.RUNTIME_ERROR,
+        ),
+        "timeout:endless recursion": (_COUNTER + ") SELECT count(*) FROM c", _DB, Status.TIMEOUT),
+        "memory_limit:huge string": (
+            _COUNTER + " LIMIT 30) SELECT length(group_concat(zeroblob(50000000))) FROM c",
+            _DB,
+            Status.MEMORY_LIMIT,
+        ),
+        "output_flood:millions of rows": (
+            _COUNTER + " LIMIT 10000000) SELECT hex(randomblob(64)) FROM c",
+            _DB,
+            Status.OUTPUT_LIMIT,
+        ),
+    },
+)
+
+_RE = {"positive": ["ab", "aab"], "negative": ["b", "abc"]}
+
+REGEX_CASES = _table(
+    "regex",
+    {
+        "ok:python": ("a+b", _RE, Status.PASSED),
+        "ok:javascript": ("a+b", {**_RE, "flavor": "javascript"}, Status.PASSED),
+        "ok:re2": ("a+b", {**_RE, "flavor": "re2"}, Status.PASSED),
+        "ok:equivalent to the gold pattern": ("aa*b", {**_RE, "gold": "a+b"}, Status.PASSED),
+        "wrong_answer:too loose": ("a*b", _RE, Status.FAILED),
+        "wrong_answer:not equivalent": ("a+b?", {"gold": "a+b"}, Status.FAILED),
+        "no_code:empty": ("", _RE, Status.NO_CODE),
+        "syntax_error:unclosed group": ("(a+b", _RE, Status.SYNTAX_ERROR),
+        "timeout:catastrophic backtracking": (
+            "(a+)+$",
+            {"positive": ["aaa"], "negative": ["a" * 40 + "!"], "mode": "search"},
+            Status.TIMEOUT,
+        ),
+    },
+)
+
 #: Case tables by language name.
 CASE_TABLES = {
     "python": PYTHON_CASES,
     "javascript": JAVASCRIPT_CASES,
     "go": GO_CASES,
     "rust": RUST_CASES,
+    "sql": SQL_CASES,
+    "regex": REGEX_CASES,
 }
+#: Kinds each table must cover (default: every kind of CASE_KINDS).
+TABLE_KINDS = {"sql": QUERY_KINDS, "regex": PATTERN_KINDS}

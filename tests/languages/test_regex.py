@@ -1,0 +1,126 @@
+"""Regular expressions: StructuredRegex examples, flavours, equivalence with a witness."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import verifiers
+from verifiers import Status
+from verifiers.languages.regex import unwrap
+from verifiers.runtimes import LocalRuntime
+
+from ..conftest import load_jsonl
+
+
+def verified(datasets: Path) -> list[dict]:  # type: ignore[type-arg]
+    rows = load_jsonl(datasets / "structured_regex" / "structured_regex.jsonl.gz")
+    return [r for r in rows if r["regex_python_verified"]]
+
+
+@pytest.mark.slow
+def test_every_verified_gold_regex_accepts_its_examples(
+    datasets: Path, runtime: LocalRuntime
+) -> None:
+    rows = verified(datasets)
+    items = [
+        {
+            "language": "regex",
+            "completion": r["regex_python"],
+            "tests": {"positive": r["pos_examples"], "negative": r["neg_examples"]},
+        }
+        for r in rows
+    ]
+    results = verifiers.score_batch(items, runtime=runtime)
+    wrong = [
+        (r["id"], res.feedback[:200]) for r, res in zip(rows, results, strict=True) if not res.ok
+    ]
+    assert not wrong, wrong[:3]
+    assert len(rows) > 2000
+
+
+def _perturb(pattern: str) -> str | None:
+    """A small change: one bounded repetition count plus one (it may keep the language)."""
+    found = re.search(r"\{(\d+)\}", pattern)
+    if found is None:
+        return None
+    n = int(found.group(1))
+    return pattern[: found.start()] + "{" + str(n + 1) + "}" + pattern[found.end() :]
+
+
+def _differs_on_examples(row: dict, perturbed: str) -> bool:  # type: ignore[type-arg]
+    gold = row["regex_python"]
+    texts = row["pos_examples"] + row["neg_examples"]
+    return any(bool(re.fullmatch(gold, t)) != bool(re.fullmatch(perturbed, t)) for t in texts)
+
+
+def test_perturbed_regexes_get_a_true_distinguishing_string(
+    datasets: Path, runtime: LocalRuntime
+) -> None:
+    # Only perturbations the dataset's own examples prove to change the language.
+    pairs = []
+    for row in verified(datasets):
+        perturbed = _perturb(row["regex_python"])
+        if perturbed is not None and _differs_on_examples(row, perturbed):
+            pairs.append((row["regex_python"], perturbed))
+    pairs = pairs[:25]
+    assert len(pairs) == 25
+    for gold, perturbed in pairs:
+        result = verifiers.score("regex", perturbed, {"gold": gold}, runtime=runtime)
+        assert result.status is Status.FAILED, (gold, perturbed, result.feedback)
+        witness = re.search(r"distinguishing string '(.*?)' \(", result.feedback)
+        assert witness, result.feedback
+        text = witness.group(1)
+        assert bool(re.fullmatch(gold, text)) != bool(re.fullmatch(perturbed, text)), (
+            gold,
+            perturbed,
+            text,
+        )
+        same = verifiers.score("regex", gold, {"gold": gold}, runtime=runtime)
+        assert same.ok
+
+
+def test_modes_and_cases(runtime: LocalRuntime) -> None:
+    tests = {
+        "mode": "search",
+        "cases": [
+            {"text": "mail me@host now", "groups": ["me", "host"]},
+            {"text": "a@b c@d", "replace": "X", "expected": "X X"},
+            {"text": "nothing here", "match": False},
+        ],
+    }
+    assert verifiers.score("regex", r"(\w+)@(\w+)", tests, runtime=runtime).ok
+    partial = verifiers.score("regex", r"(\w)@(\w+)", tests, runtime=runtime, policy="partial")
+    assert partial.passed == 2 and partial.total == 3
+
+
+def test_equivalence_outside_regular_languages_falls_back_to_examples(
+    runtime: LocalRuntime,
+) -> None:
+    tests = {"gold": "(a)\\1", "positive": ["aa"], "negative": ["ab", "a"]}
+    result = verifiers.score("regex", "aa", tests, runtime=runtime)
+    assert result.ok and "not decidable" in result.tests[-1].message
+    alone = verifiers.score("regex", "aa", {"gold": "(a)\\1"}, runtime=runtime)
+    assert alone.status is Status.FAILED and "no example strings" in alone.feedback
+
+
+@pytest.mark.parametrize("flavor", ["python", "regex", "re2", "javascript"])
+def test_flavours(runtime: LocalRuntime, flavor: str) -> None:
+    tests = {"positive": ["2024-01-31"], "negative": ["2024-1-31", "x2024-01-31"], "flavor": flavor}
+    assert verifiers.score("regex", r"\d{4}-\d{2}-\d{2}", tests, runtime=runtime).ok
+
+
+def test_re2_refuses_backreferences(runtime: LocalRuntime) -> None:
+    result = verifiers.score(
+        "regex", r"(a)\1", {"positive": ["aa"], "flavor": "re2"}, runtime=runtime
+    )
+    assert result.status is Status.SYNTAX_ERROR
+
+
+def test_unwrap_answers() -> None:
+    assert unwrap("`^a+$`") == "^a+$"
+    assert unwrap("/ab+c/gi") == "ab+c"
+    assert unwrap("r'\\d+'") == "\\d+"
+    assert unwrap("a b") == "a b"
