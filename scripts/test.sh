@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check verifiers tests bench || exit 1
 .venv/bin/mypy || exit 1
 
+# The PostgreSQL tests need a local server (installed and started here, idempotent).
+./scripts/postgres.sh || echo "test.sh: no PostgreSQL server; its tests will say so"
+
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
 status=$?
 if [ "$status" = 5 ]; then
