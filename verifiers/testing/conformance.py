@@ -136,7 +136,8 @@ async def daemons_do_not_outlive_their_test(runtime: Runtime) -> None:
 
 @check
 async def ignoring_sigterm_does_not_help(runtime: Runtime) -> None:
-    limits = Limits(timeout_s=1)
+    # CPU time is generous here, so that the wall-clock limit is what stops it.
+    limits = Limits(timeout_s=1, cpu_time_s=30)
     code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: pass\n"
     started = time.monotonic()
     r = await run_one(runtime, py(code, limits))
