@@ -15,6 +15,7 @@ from verifiers.languages.base import CodeVerifier, Options
 from verifiers.limits import Limits
 from verifiers.protocols import Runtime
 from verifiers.results import Result
+from verifiers.scoring import Policy
 from verifiers.specs import CompareOptions
 
 M = TypeVar("M", bound=BaseModel)
@@ -22,6 +23,7 @@ M = TypeVar("M", bound=BaseModel)
 RuntimeArg = str | Runtime | None
 LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
+PolicyArg = str | Policy | None
 
 
 def _model(cls: type[M], value: Any, field: str) -> M | None:
@@ -49,7 +51,7 @@ def resolve_runtime(runtime: RuntimeArg) -> Runtime:
 
 
 def _options(
-    policy: str | None,
+    policy: PolicyArg,
     limits: LimitsArg,
     compare: CompareArg,
     max_tests: int | None,
@@ -75,7 +77,7 @@ def get_verifier(
     language: str,
     *,
     runtime: RuntimeArg = None,
-    policy: str | None = None,
+    policy: PolicyArg = None,
     limits: LimitsArg = None,
     compare: CompareArg = None,
     max_tests: int | None = None,
@@ -105,7 +107,7 @@ async def ascore(
     completion: str,
     tests: Any,
     *,
-    policy: str | None = None,
+    policy: PolicyArg = None,
     limits: LimitsArg = None,
     runtime: RuntimeArg = None,
     compare: CompareArg = None,
@@ -124,7 +126,7 @@ def score(
     completion: str,
     tests: Any,
     *,
-    policy: str | None = None,
+    policy: PolicyArg = None,
     limits: LimitsArg = None,
     runtime: RuntimeArg = None,
     compare: CompareArg = None,
@@ -138,7 +140,8 @@ def score(
         completion: Raw model output (markdown with a code block) or bare code.
         tests: Test spec: a dict, a list, a JSON string, or a spec model
             (see :func:`verifiers.specs.parse_tests`).
-        policy: ``binary`` (default) or ``partial``.
+        policy: ``binary`` (default), ``partial``, ``layered``, ``penalized``,
+            ``length_penalty``, or a function of :class:`~verifiers.scoring.Tally`.
         limits: :class:`~verifiers.Limits` or a dict of its fields.
         runtime: Runtime name or instance (default ``local``).
         compare: Output comparison options (override the spec's).
@@ -170,7 +173,7 @@ def score(
 
 def _jobs(
     items: Sequence[Any],
-    policy: str | None,
+    policy: PolicyArg,
     limits: LimitsArg,
     runtime: RuntimeArg,
     compare: CompareArg,
@@ -230,7 +233,7 @@ async def ascore_batch(
     items: Sequence[Any],
     *,
     max_concurrency: int | None = None,
-    policy: str | None = None,
+    policy: PolicyArg = None,
     limits: LimitsArg = None,
     runtime: RuntimeArg = None,
     compare: CompareArg = None,
@@ -246,7 +249,7 @@ def score_batch(
     items: Sequence[Any],
     *,
     max_concurrency: int | None = None,
-    policy: str | None = None,
+    policy: PolicyArg = None,
     limits: LimitsArg = None,
     runtime: RuntimeArg = None,
     compare: CompareArg = None,

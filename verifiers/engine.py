@@ -124,6 +124,7 @@ def infra_result(job: Job, reason: str, duration_s: float = 0.0) -> Result:
         language=job.verifier.language.name,
         runtime=job.verifier.runtime.name,
         duration_s=duration_s,
+        completion_chars=len(job.completion),
     )
 
 

@@ -119,7 +119,8 @@ class Result(_Frozen):
     Attributes:
         status: ``passed`` only if every selected test passed; otherwise the
             program's failure (see ``STATUS_PRECEDENCE``).
-        score: The reward under the scoring policy, in [0, 1].
+        score: The reward under the scoring policy: in [0, 1] for ``binary``, ``partial``
+            and ``layered``; shaping policies with penalties may go down to -1.
         pass_rate: ``passed / total`` (0 when there are no tests to run).
         passed: Number of selected tests that passed.
         total: Number of selected tests (every one counts, run or not).
@@ -138,7 +139,7 @@ class Result(_Frozen):
     """
 
     status: Status
-    score: float = Field(ge=0.0, le=1.0)
+    score: float = Field(ge=-1.0, le=1.0)
     pass_rate: float = Field(ge=0.0, le=1.0)
     passed: int = Field(ge=0)
     total: int = Field(ge=0)

@@ -11,14 +11,36 @@ from verifiers.results import Result, Status, StepResult, TestResult, excerpt, o
 
 @dataclass(frozen=True)
 class Tally:
-    """What a policy sees: the program status and the per-test counts."""
+    """What a policy sees.
+
+    Attributes:
+        status: The program's status.
+        passed: Selected tests that passed.
+        total: Selected tests.
+        format_ok: The code came from a closed fenced block.
+        completion_chars: Length of the completion, in characters.
+    """
 
     status: Status
     passed: int
     total: int
     format_ok: bool
+    completion_chars: int = 0
+
+    @property
+    def pass_rate(self) -> float:
+        """The share of selected tests that passed (0 without tests)."""
+        return self.passed / self.total if self.total else 0.0
+
+    @property
+    def compiled(self) -> bool:
+        """Whether there was code and it got past the parser and the compiler."""
+        return self.status not in _NOT_BUILT
 
 
+_NOT_BUILT = frozenset(
+    {Status.NO_CODE, Status.SYNTAX_ERROR, Status.COMPILE_ERROR, Status.SANDBOX_ERROR}
+)
 Policy = Callable[[Tally], float]
 
 
@@ -29,21 +51,95 @@ def binary(t: Tally) -> float:
 
 def partial(t: Tally) -> float:
     """The fraction of all selected tests that passed."""
-    return t.passed / t.total if t.total else 0.0
+    return t.pass_rate
 
 
-POLICIES: dict[str, Policy] = {"binary": binary, "partial": partial}
+def layered(format_weight: float = 0.2, compile_weight: float = 0.3) -> Policy:
+    """Partial rewards for the steps towards a solution.
+
+    ``reward = 1`` when every test passed; otherwise
+    ``format_weight * format_ok + compile_weight * compiled + (1 - format_weight - compile_weight)
+    * pass_rate``. ``format_weight <= 0.2`` and ``compile_weight <= 0.3``, so the tests always
+    carry at least half of the reward and format never outweighs them.
+    """
+    if not 0 <= format_weight <= 0.2:
+        raise SpecError("policy.format_weight", f"must be in [0, 0.2], got {format_weight}")
+    if not 0 <= compile_weight <= 0.3:
+        raise SpecError("policy.compile_weight", f"must be in [0, 0.3], got {compile_weight}")
+    tests_weight = 1.0 - format_weight - compile_weight
+
+    def policy(t: Tally) -> float:
+        if t.status is Status.PASSED:
+            return 1.0
+        return (
+            format_weight * t.format_ok + compile_weight * t.compiled + tests_weight * t.pass_rate
+        )
+
+    policy.__name__ = f"layered(format={format_weight:g}, compile={compile_weight:g})"
+    return policy
+
+
+#: Default penalties of :func:`penalized`: failures that waste the sandbox's time cost more.
+DEFAULT_PENALTIES = {
+    Status.RUNTIME_ERROR: -0.1,
+    Status.TIMEOUT: -0.2,
+    Status.MEMORY_LIMIT: -0.2,
+    Status.OUTPUT_LIMIT: -0.2,
+    Status.NO_CODE: -0.1,
+}
+
+
+def penalized(base: Policy = partial, penalties: dict[Status, float] | None = None) -> Policy:
+    """``base`` plus a (negative) penalty for the program's status, clipped to [-1, 1]."""
+    table = dict(DEFAULT_PENALTIES if penalties is None else penalties)
+    for status, value in table.items():
+        if not -1.0 <= value <= 0.0:
+            raise SpecError(f"policy.penalties.{status}", f"must be in [-1, 0], got {value}")
+
+    def policy(t: Tally) -> float:
+        return max(-1.0, min(1.0, base(t) + table.get(t.status, 0.0)))
+
+    policy.__name__ = f"penalized({getattr(base, '__name__', 'base')})"
+    return policy
+
+
+def length_penalty(base: Policy = binary, budget_chars: int = 4000, weight: float = 0.1) -> Policy:
+    """``base`` minus ``weight * min(1, max(0, chars - budget) / budget)``, clipped to [-1, 1].
+
+    Nothing changes up to ``budget_chars`` characters; the penalty grows linearly up
+    to ``weight`` at twice the budget.
+    """
+    if budget_chars < 1 or not 0 <= weight <= 1:
+        raise SpecError("policy", "length_penalty needs budget_chars >= 1 and weight in [0, 1]")
+
+    def policy(t: Tally) -> float:
+        over = max(0, t.completion_chars - budget_chars) / budget_chars
+        return max(-1.0, min(1.0, base(t) - weight * min(1.0, over)))
+
+    policy.__name__ = f"length_penalty({getattr(base, '__name__', 'base')}, {budget_chars})"
+    return policy
+
+
+POLICIES: dict[str, Policy] = {
+    "binary": binary,
+    "partial": partial,
+    "layered": layered(),
+    "penalized": penalized(),
+    "length_penalty": length_penalty(),
+}
 DEFAULT_POLICY = "binary"
 
 
 def register_policy(name: str, policy: Policy) -> None:
-    """Add a named scoring policy (a function of :class:`Tally` returning a float in [0, 1])."""
+    """Add a named scoring policy (a function of :class:`Tally` returning a float in [-1, 1])."""
     POLICIES[name] = policy
 
 
-def resolve_policy(name: str | None) -> tuple[str, Policy]:
-    """The policy for a name (default ``binary``); raises SpecError for an unknown one."""
-    key = name or DEFAULT_POLICY
+def resolve_policy(policy: str | Policy | None) -> tuple[str, Policy]:
+    """A policy from a name (default ``binary``) or a callable; SpecError for an unknown name."""
+    if callable(policy):
+        return getattr(policy, "__name__", "custom"), policy
+    key = policy or DEFAULT_POLICY
     try:
         return key, POLICIES[key]
     except KeyError:
@@ -80,6 +176,7 @@ def assemble(
     runtime: str,
     duration_s: float,
     compile_step: StepResult | None = None,
+    completion_chars: int = 0,
 ) -> Result:
     """Build the :class:`Result` from per-test outcomes."""
     total = len(tests)
@@ -87,10 +184,10 @@ def assemble(
     status = stage_status or overall_status([t.status for t in tests])
     if status is Status.PASSED and total == 0:
         status = Status.FAILED
-    tally = Tally(status=status, passed=passed, total=total, format_ok=format_ok)
+    tally = Tally(status, passed, total, format_ok, completion_chars)
     score = float(policy(tally))
-    if not 0.0 <= score <= 1.0:
-        raise ValueError(f"policy {policy_name!r} returned {score}, outside [0, 1]")
+    if not -1.0 <= score <= 1.0:
+        raise ValueError(f"policy {policy_name!r} returned {score}, outside [-1, 1]")
     return Result(
         status=status,
         score=score,

@@ -25,7 +25,7 @@ from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
 from verifiers.protocols import Language, Runtime, TestOutcome
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
-from verifiers.scoring import assemble, resolve_policy, select_tests
+from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
 from verifiers.specs import CompareOptions, TestSpec
 
 log = logging.getLogger("verifiers")
@@ -48,7 +48,7 @@ class Options:
         select: Which code block to use when there are several.
     """
 
-    policy: str | None = None
+    policy: str | Policy | None = None
     limits: Limits = field(default_factory=Limits)
     compare: CompareOptions | None = None
     max_tests: int | None = None
@@ -215,6 +215,7 @@ class CodeVerifier:
                 runtime=self.runtime.name,
                 duration_s=time.perf_counter() - started,
                 compile_step=compile_step,
+                completion_chars=len(completion),
             )
 
         def every(status: Status, message: str) -> list[TestResult]:
