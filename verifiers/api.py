@@ -171,7 +171,7 @@ def score(
     )
 
 
-def _jobs(
+def prepare_jobs(
     items: Sequence[Any],
     policy: PolicyArg,
     limits: LimitsArg,
@@ -179,6 +179,11 @@ def _jobs(
     compare: CompareArg,
     max_tests: int | None,
 ) -> list[Job]:
+    """Validate batch items into jobs (see :func:`score_batch`).
+
+    Raises:
+        SpecError: An item is malformed; the message names it.
+    """
     base = _options(policy, limits, compare, max_tests)
     default_runtime = resolve_runtime(runtime)
     verifiers: dict[tuple[str, int], CodeVerifier] = {}
@@ -241,7 +246,7 @@ async def ascore_batch(
     progress: Progress | None = None,
 ) -> list[Result]:
     """Verify many completions concurrently (async). See :func:`score_batch`."""
-    jobs = _jobs(items, policy, limits, runtime, compare, max_tests)
+    jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
     return await run_jobs(jobs, max_concurrency=max_concurrency, progress=progress)
 
 

@@ -1,0 +1,125 @@
+"""TRL reward functions backed by verifiers (``GRPOTrainer(reward_funcs=[...])``).
+
+    from verifiers.integrations.trl import reward_function
+    trainer = GRPOTrainer(model=..., reward_funcs=[reward_function("python", tests_column="tests")],
+                          train_dataset=dataset, ...)
+
+The dataset needs a column with each problem's tests (any format :func:`verifiers.parse_tests`
+recognises). The reward function verifies the whole batch concurrently and returns one reward
+per completion: the verifier's score, or ``None`` for an infrastructure fault (TRL then
+ignores that sample instead of punishing the model). Where the installed TRL offers it, the
+share of each status and the infrastructure faults are logged as metrics
+(``verifiers/status_<name>``), and the status of each sample goes to the completions table.
+TRL is not imported by this module: it only follows TRL's calling convention.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from verifiers._async import run_sync
+from verifiers.api import prepare_jobs
+from verifiers.engine import Job, run_jobs
+from verifiers.errors import SpecError
+from verifiers.results import Result, Status
+from verifiers.scoring import Policy
+
+log = logging.getLogger("verifiers.integrations.trl")
+
+RewardFunc = Callable[..., list[float | None]]
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a completion: a string, or the last assistant message of a conversation."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion:
+        messages = [m for m in completion if isinstance(m, dict)]
+        assistant = [m for m in messages if m.get("role") == "assistant"] or messages
+        content = assistant[-1].get("content", "") if assistant else ""
+        if isinstance(content, list):  # multimodal parts
+            return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return str(content)
+    return ""
+
+
+def reward_function(
+    language: str = "python",
+    tests_column: str = "tests",
+    policy: str | Policy | None = None,
+    *,
+    language_column: str | None = None,
+    max_tests: int | None = None,
+    max_concurrency: int | None = None,
+    runtime: Any = None,
+    **limits: Any,
+) -> RewardFunc:
+    """A reward function for TRL's ``GRPOTrainer``.
+
+    Args:
+        language: Language of every completion (unless ``language_column`` is given).
+        tests_column: Dataset column with each problem's tests.
+        policy: Scoring policy (``binary`` by default).
+        language_column: Dataset column with a language per problem.
+        max_tests: Run at most this many tests per problem.
+        max_concurrency: Verifications at once (default: one per core).
+        runtime: Runtime name or instance (default ``local``).
+        **limits: :class:`~verifiers.Limits` fields (``timeout_s=2``, ``memory_mb=512``, ...).
+
+    Returns:
+        ``reward(prompts, completions, **columns) -> list[float | None]``.
+    """
+
+    def reward(
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
+        completions = list(completions or [])
+        if tests_column not in kwargs:
+            raise SpecError(
+                tests_column,
+                f"the dataset has no {tests_column!r} column for the "
+                f"tests (columns: {sorted(k for k in kwargs if not k.startswith('log'))})",
+            )
+        tests = kwargs[tests_column]
+        languages = kwargs[language_column] if language_column else [language] * len(completions)
+        jobs: list[Job] = []
+        rewards: list[float | None] = [None] * len(completions)
+        slots: list[int] = []
+        for n, completion in enumerate(completions):
+            item = {
+                "language": languages[n],
+                "completion": completion_text(completion),
+                "tests": tests[n],
+            }
+            try:
+                jobs += prepare_jobs([item], policy, limits or None, runtime, None, max_tests)
+                slots.append(n)
+            except SpecError as error:
+                log.error("row %d: malformed tests, no reward: %s", n, error)
+        results = run_sync(run_jobs(jobs, max_concurrency=max_concurrency))
+        for n, result in zip(slots, results, strict=True):
+            rewards[n] = None if result.infra_error else result.score
+        _log(kwargs, results, slots, len(completions))
+        return rewards
+
+    reward.__name__ = f"verifiers_{language_column or language}"
+    return reward
+
+
+def _log(kwargs: dict[str, Any], results: list[Result], slots: list[int], count: int) -> None:
+    log_metric = kwargs.get("log_metric")
+    if callable(log_metric) and results:
+        for status in Status:
+            share = sum(r.status is status for r in results) / len(results)
+            log_metric(f"verifiers/status_{status.value}", share)
+        log_metric("verifiers/infra_error", sum(r.infra_error for r in results) / len(results))
+    log_extra = kwargs.get("log_extra")
+    if callable(log_extra):
+        statuses = ["spec_error"] * count
+        for n, result in zip(slots, results, strict=True):
+            statuses[n] = result.status.value
+        log_extra("verifiers_status", statuses)
