@@ -5,8 +5,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-.venv/bin/ruff check verifiers tests bench || exit 1
-.venv/bin/ruff format --check verifiers tests bench || exit 1
+.venv/bin/ruff check verifiers tests bench examples || exit 1
+.venv/bin/ruff format --check verifiers tests bench examples || exit 1
 .venv/bin/mypy || exit 1
 
 # The PostgreSQL tests need a local server (installed and started here, idempotent).

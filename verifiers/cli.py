@@ -309,6 +309,113 @@ def doctor() -> None:
     raise typer.Exit(0 if healthy else 1)
 
 
+data_app = typer.Typer(help="Dataset preparation for training and evaluation.")
+app.add_typer(data_app, name="data")
+integrations_app = typer.Typer(help="Paths and helpers for training frameworks.")
+app.add_typer(integrations_app, name="integrations")
+
+
+@integrations_app.command("verl-path")
+def verl_path() -> None:
+    """Print the path veRL's custom_reward_function.path should point at."""
+    from verifiers.integrations import verl as verl_module
+
+    out.print(verl_module.__file__, soft_wrap=True)
+
+
+def _default_datasets() -> Path:
+    import os
+
+    default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    return Path(os.environ.get("VERIFIERS_SHARED_DATASETS", default))
+
+
+@data_app.command("prepare")
+def data_prepare(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="eurus, humaneval, mbpp, humaneval-x-js, "
+            "humaneval-x-go, humaneval-x-rust, spider, "
+            "structured-regex."
+        ),
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Parquet file to write.")],
+    path: Annotated[Path | None, typer.Option(help="Eurus-2-RL-Data file (parquet/jsonl).")] = None,
+    datasets: Annotated[Path | None, typer.Option(help="Shared datasets directory.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Keep a seeded sample of this many.")] = None,
+    seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
+    token_budget: Annotated[
+        int, typer.Option(help="Drop prompts longer than this (0: keep all).")
+    ] = 512,
+    tokenizer: Annotated[
+        str | None, typer.Option(help="Local tokenizer directory to count tokens with.")
+    ] = None,
+    eval_file: Annotated[
+        list[Path] | None,
+        typer.Option("--eval", help="Evaluation parquet to check for overlap (repeatable)."),
+    ] = None,
+) -> None:
+    """Convert a dataset into veRL parquet (prompt, ability, reward_model, extra_info)."""
+    from verifiers.integrations import data
+
+    tok = None
+    if tokenizer:
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
+    try:
+        rows = data.load_source(source, datasets or _default_datasets(), path)
+    except (SpecError, OSError) as err:
+        _fail(str(err))
+    kept, too_long = data.select(
+        rows, token_budget=token_budget or None, tokenizer=tok, limit=limit, seed=seed
+    )
+    data.write_parquet(kept, output)
+    out.print(
+        f"{source}: {len(kept)} rows written to {output} ({too_long} over the "
+        f"{token_budget}-token budget dropped, {len(rows)} read)"
+    )
+    for evaluation in eval_file or []:
+        import pyarrow.parquet as pq
+
+        overlaps = data.decontaminate(kept, pq.read_table(evaluation).to_pylist())
+        out.print(f"overlap with {evaluation}: {len(overlaps)} training rows share 13-grams")
+        for o in overlaps[:10]:
+            out.print(
+                f"  train {o.train_index} ~ eval {o.eval_index}: {o.shared} 13-grams "
+                f"({o.share:.0%} of the evaluation problem)"
+            )
+
+
+@data_app.command("decontaminate")
+def data_decontaminate(
+    train: Annotated[Path, typer.Argument(help="Training parquet.")],
+    evaluation: Annotated[list[Path], typer.Argument(help="Evaluation parquet files.")],
+    n: Annotated[int, typer.Option(help="n-gram length in words.")] = 13,
+    threshold: Annotated[
+        float, typer.Option(help="Share of an evaluation problem's n-grams.")
+    ] = 0.1,
+) -> None:
+    """Report training problems that overlap evaluation problems; exit 1 when any does."""
+    import pyarrow.parquet as pq
+
+    from verifiers.integrations import data
+
+    train_rows = pq.read_table(train).to_pylist()
+    total = 0
+    for path in evaluation:
+        overlaps = data.decontaminate(train_rows, pq.read_table(path).to_pylist(), n, threshold)
+        total += len(overlaps)
+        out.print(f"{path}: {len(overlaps)} overlapping pairs")
+        for o in overlaps[:20]:
+            out.print(
+                f"  train {o.train_index} ~ eval {o.eval_index}: {o.shared} shared "
+                f"{n}-grams ({o.share:.0%})"
+            )
+    raise typer.Exit(1 if total else 0)
+
+
 toolchains_app = typer.Typer(help="Toolchain artefacts built once, used offline.")
 app.add_typer(toolchains_app, name="toolchains")
 
