@@ -19,6 +19,9 @@ pytestmark = pytest.mark.slow
 
 #: Upstream defects (../shared/datasets/README.md): JS 112 and 155 fail their own tests,
 #: JS 162 needs the npm package js-md5, which cannot be installed offline.
+#: Go/95's canonical solution stops after the second key of a map, and Go randomises map
+#: iteration order: it passes about 5 runs in 6 (observed 10/12), through no fault of ours.
+NONDETERMINISTIC = {"Go/95"}
 JS_DEFECTS = {
     "JavaScript/112": Status.FAILED,
     "JavaScript/155": Status.FAILED,
@@ -57,6 +60,8 @@ def test_every_canonical_solution_passes(
     unexpected = []
     for row, result in zip(data, results, strict=True):
         expected = JS_DEFECTS.get(row["task_id"], Status.PASSED)
+        if row["task_id"] in NONDETERMINISTIC and result.status in (Status.PASSED, Status.FAILED):
+            continue
         if result.status is not expected:
             unexpected.append((row["task_id"], result.status, result.feedback[:300]))
     assert not unexpected, unexpected[:3]
@@ -91,7 +96,11 @@ def test_broken_variants_fail_with_the_right_status(
     datasets: Path, runtime: LocalRuntime, language: str
 ) -> None:
     toolchain_ready(language)
-    data = [r for r in rows(datasets, language) if r["task_id"] not in JS_DEFECTS][::16]
+    data = [
+        r
+        for r in rows(datasets, language)
+        if r["task_id"] not in JS_DEFECTS and r["task_id"] not in NONDETERMINISTIC
+    ][::16]
     items, expected = [], []
     for row in data:
         for code, status in _broken(language, row):
