@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from verifiers import registry
-from verifiers._async import run_sync
+from verifiers._async import on_engine, run_sync
 from verifiers.engine import Job, Progress, item_fields, require, run_jobs
 from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options
@@ -118,7 +118,7 @@ async def ascore(
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
     options = _options(policy, limits, compare, max_tests, select)
     spec = verifier.parse_tests(tests)
-    return await verifier.verify(completion, spec, options)
+    return await on_engine(verifier.verify(completion, spec, options))
 
 
 def score(
@@ -247,7 +247,7 @@ async def ascore_batch(
 ) -> list[Result]:
     """Verify many completions concurrently (async). See :func:`score_batch`."""
     jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
-    return await run_jobs(jobs, max_concurrency=max_concurrency, progress=progress)
+    return await on_engine(run_jobs(jobs, max_concurrency=max_concurrency, progress=progress))
 
 
 def score_batch(

@@ -6,6 +6,7 @@ languages. Both meet in :mod:`verifiers.program`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -35,6 +36,15 @@ class Session(Protocol):
 
     async def run(self, step: Step) -> ProcessResult:
         """Run one step and return the raw facts. Raises SandboxError on machinery faults."""
+        ...
+
+    async def run_many(
+        self, steps: Sequence[Step], budget_s: float | None = None
+    ) -> list[ProcessResult]:
+        """Run steps one after the other; none starts after ``budget_s`` seconds.
+
+        Returns the results of the steps that ran, in order (all of them without a budget).
+        """
         ...
 
     async def read_file(self, path: str, max_bytes: int) -> bytes:

@@ -33,7 +33,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from verifiers._async import run_sync
+from verifiers._async import on_engine, run_sync
 from verifiers.api import prepare_jobs
 from verifiers.engine import Job, run_jobs
 from verifiers.errors import SpecError
@@ -209,7 +209,7 @@ async def compute_score_batch_async(
         except SpecError as error:
             out.append(_spec_error(SpecError(f"rows[{n}].{error.field}", error.problem)))
     concurrency = kwargs.get("max_concurrency") or int(os.environ.get("VERIFIERS_CONCURRENCY", "0"))
-    results = await run_jobs(jobs, max_concurrency=concurrency or None)
+    results = await on_engine(run_jobs(jobs, max_concurrency=concurrency or None))
     for n, result in zip(positions, results, strict=True):
         out[n] = to_metrics(result)
     return out

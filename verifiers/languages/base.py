@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from verifiers._async import run_sync
+from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import SandboxError
 from verifiers.extraction import extract_code
@@ -32,6 +32,8 @@ log = logging.getLogger("verifiers")
 
 #: Characters kept of each text field of a TestResult (inputs, outputs, stderr).
 EXCERPT_CHARS = 600
+#: Tests sent to the sandbox in one round trip.
+TEST_BATCH = 64
 #: Largest build artefact copied out of a sandbox for the build cache.
 MAX_ARTEFACT_BYTES = 256 * 1024 * 1024
 
@@ -182,7 +184,7 @@ class CodeVerifier:
         """
         opts = self._options(options)
         spec = self.parse_tests(tests)
-        return await self.verify(completion, spec, opts)
+        return await on_engine(self.verify(completion, spec, opts))
 
     async def verify(self, completion: str, spec: TestSpec, opts: Options) -> Result:
         """The pipeline on an already parsed spec."""
@@ -322,24 +324,35 @@ class CodeVerifier:
                         },
                     )
                     self.build_cache.release(program.build_key)
-            tests_iter: list[ProgramTest] = list(program.tests)
-            for position, test in enumerate(tests_iter):
-                if budget_end is not None and time.monotonic() >= budget_end:
+            pending: list[ProgramTest] = list(program.tests)
+            # The first test runs alone: a program-wide failure (a compile error found
+            # while running it) then costs one run. The rest go in batches, one round
+            # trip each.
+            batch_size = 1
+            while pending:
+                left = None if budget_end is None else budget_end - time.monotonic()
+                if left is not None and left <= 0:
                     note = "not run: the program's total time budget was used up"
                     results += [
                         test_result(lang, spec, t.index, TestOutcome(Status.TIMEOUT, note))
-                        for t in tests_iter[position:]
+                        for t in pending
                     ]
                     break
-                proc = await session.run(test.step)
-                outcome = lang.interpret(test, spec, proc, limits, compare)
-                results.append(test_result(lang, spec, test.index, outcome, proc))
-                if outcome.fatal:
-                    results += [
-                        test_result(
-                            lang, spec, t.index, TestOutcome(outcome.status, outcome.message)
-                        )
-                        for t in tests_iter[position + 1 :]
-                    ]
-                    return results, outcome.status, outcome.message, compile_step
+                batch, pending = pending[:batch_size], pending[batch_size:]
+                procs = await session.run_many([t.step for t in batch], budget_s=left)
+                pending = batch[len(procs) :] + pending
+                for test, proc in zip(batch, procs, strict=False):
+                    outcome = lang.interpret(test, spec, proc, limits, compare)
+                    results.append(test_result(lang, spec, test.index, outcome, proc))
+                    if outcome.fatal:
+                        done = {r.index for r in results}
+                        results += [
+                            test_result(
+                                lang, spec, t.index, TestOutcome(outcome.status, outcome.message)
+                            )
+                            for t in program.tests
+                            if t.index not in done
+                        ]
+                        return results, outcome.status, outcome.message, compile_step
+                batch_size = TEST_BATCH
         return results, None, "", compile_step

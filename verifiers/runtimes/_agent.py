@@ -434,6 +434,19 @@ def handle(
         reply, out = run(header, blobs, pid1)
         reply["ok"] = True
         return reply, out
+    if op == "run_many":
+        # Several steps in one round trip; none starts after the budget is spent.
+        budget = header.get("budget_s")
+        deadline = time.monotonic() + float(budget) if budget is not None else None
+        results: list[dict[str, Any]] = []
+        out = []
+        for step in header["steps"]:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            reply, streams = run(step, blobs, pid1)
+            results.append(reply)
+            out += streams
+        return {"ok": True, "results": results}, out
     if op == "write":
         for item in header["files"]:
             path = item["path"]

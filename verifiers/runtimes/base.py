@@ -9,7 +9,7 @@ import json
 import os
 import signal
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -135,30 +135,30 @@ class AgentConnection:
             raise SandboxError(f"sandbox agent error: {reply.get('error', 'unknown')}")
         return reply, out
 
-    async def run(self, step: Step, base_env: Mapping[str, str]) -> ProcessResult:
-        """Run one step through the agent."""
+    def _step_header(
+        self, step: Step, base_env: Mapping[str, str], stdin_index: int
+    ) -> dict[str, Any]:
         ph = self.placeholders
         env = {k: resolve(v, ph) for k, v in {**base_env, **step.env}.items()}
         header: dict[str, Any] = {
-            "op": "run",
             "kind": step.kind,
             "argv": [resolve(a, ph) for a in step.argv],
             "env": env,
             "cwd": resolve(step.cwd, ph) if step.cwd else ph["{work_dir}"],
             "limits": step.limits.model_dump(),
-            "stdin": 0,
+            "stdin": stdin_index,
         }
         if step.kind == "call":
             if not step.module:
                 raise ValueError("a call step needs a module")
             header["module"] = resolve(step.module, ph)
             header["function"] = step.function
-        cap = step.limits.max_output_bytes + BLOB_SLACK
-        reply, out = await self.request(
-            header, [step.stdin], timeout=step.limits.timeout_s + HOST_GRACE_S, max_blob=cap
-        )
-        if len(out) != 3:
-            raise SandboxError("sandbox agent sent a malformed run reply")
+        return header
+
+    @staticmethod
+    def _result(
+        header: Mapping[str, Any], reply: Mapping[str, Any], out: list[bytes]
+    ) -> ProcessResult:
         if reply.get("exec_error"):
             raise SandboxError(f"could not start {header['argv'][:1]}: {reply['exec_error']}")
         rss_kb = reply.get("maxrss_kb") or 0
@@ -177,6 +177,43 @@ class AgentConnection:
             stdout_truncated=bool(reply.get("stdout_truncated")),
             stderr_truncated=bool(reply.get("stderr_truncated")),
         )
+
+    async def run(self, step: Step, base_env: Mapping[str, str]) -> ProcessResult:
+        """Run one step through the agent."""
+        header = {"op": "run", **self._step_header(step, base_env, 0)}
+        cap = step.limits.max_output_bytes + BLOB_SLACK
+        reply, out = await self.request(
+            header, [step.stdin], timeout=step.limits.timeout_s + HOST_GRACE_S, max_blob=cap
+        )
+        if len(out) != 3:
+            raise SandboxError("sandbox agent sent a malformed run reply")
+        return self._result(header, reply, out)
+
+    async def run_many(
+        self, steps: Sequence[Step], base_env: Mapping[str, str], budget_s: float | None = None
+    ) -> list[ProcessResult]:
+        """Run steps one after the other in one round trip (fewer when the budget runs out)."""
+        if not steps:
+            return []
+        headers = [self._step_header(s, base_env, n) for n, s in enumerate(steps)]
+        cap = max(s.limits.max_output_bytes for s in steps) + BLOB_SLACK
+        timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
+        if budget_s is not None:
+            timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
+        reply, out = await self.request(
+            {"op": "run_many", "steps": headers, "budget_s": budget_s},
+            [s.stdin for s in steps],
+            timeout=timeout,
+            max_blob=cap,
+        )
+        results = reply.get("results")
+        if (
+            not isinstance(results, list)
+            or len(out) != 3 * len(results)
+            or len(results) > len(steps)
+        ):
+            raise SandboxError("sandbox agent sent a malformed run_many reply")
+        return [self._result(headers[n], r, out[3 * n : 3 * n + 3]) for n, r in enumerate(results)]
 
     async def close(self) -> None:
         """End the session: the sandbox holds nothing worth a clean shutdown, so kill it."""

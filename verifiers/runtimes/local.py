@@ -45,7 +45,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from verifiers._async import run_sync
+from verifiers._async import run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
 from verifiers.program import ProcessResult, Program, Step, resolve
@@ -206,7 +206,7 @@ class LocalRuntime:
             return _Probe(False, f"bubblewrap (bwrap) not found: {_INSTALL_HINT}")
         mode: Literal["root", "user"] = "root" if os.geteuid() == 0 else "user"
         try:
-            result = run_sync(self._trial(mode))
+            result = run_in_thread(self._trial(mode))
         except SandboxError as err:
             text = str(err)
             if any(s in text for s in ("namespace", "uid map", "Operation not permitted")):
@@ -502,6 +502,12 @@ class _Session:
     async def run(self, step: Step) -> ProcessResult:
         """Run one step (see :class:`~verifiers.protocols.Session`)."""
         return await self.conn.run(step, self.env)
+
+    async def run_many(
+        self, steps: Sequence[Step], budget_s: float | None = None
+    ) -> list[ProcessResult]:
+        """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run_many(steps, self.env, budget_s)
 
     async def read_file(self, path: str, max_bytes: int) -> bytes:
         """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
