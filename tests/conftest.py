@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import verifiers
 from verifiers.runtimes import LocalRuntime
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -48,8 +49,9 @@ def load_jsonl(path: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(autouse=True)
 def _no_stray_sandboxes() -> Iterator[None]:
-    """Every test must leave no sandbox process behind."""
+    """Every test must leave no sandbox process behind (once warm sandboxes are released)."""
     yield
+    verifiers.close_idle_sandboxes()
     left = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():

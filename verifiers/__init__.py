@@ -8,7 +8,14 @@ See ``docs/quickstart.md``. The distribution is ``verifiers-sdk``; the import na
 is ``verifiers``.
 """
 
-from verifiers.api import ascore, ascore_batch, get_verifier, score, score_batch
+from verifiers.api import (
+    ascore,
+    ascore_batch,
+    close_idle_sandboxes,
+    get_verifier,
+    score,
+    score_batch,
+)
 from verifiers.errors import (
     RuntimeUnavailableError,
     SandboxError,
@@ -64,6 +71,7 @@ __all__ = [
     "__version__",
     "ascore",
     "ascore_batch",
+    "close_idle_sandboxes",
     "get_verifier",
     "parse_tests",
     "score",

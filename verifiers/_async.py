@@ -76,6 +76,13 @@ def on_shutdown(hook: Callable[[], Coroutine[Any, Any, None]]) -> None:
     _shutdown_hooks.append(hook)
 
 
+async def run_shutdown_hooks() -> None:
+    """Run the shutdown hooks now (closing idle warm sandboxes); the loop keeps running."""
+    for hook in list(_shutdown_hooks):
+        with contextlib.suppress(Exception):
+            await hook()
+
+
 @atexit.register
 def _shutdown() -> None:
     loop = _loop

@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from verifiers import registry
-from verifiers._async import on_engine, run_sync
+from verifiers._async import on_engine, run_shutdown_hooks, run_sync
 from verifiers.engine import Job, Progress, item_fields, require, run_jobs
 from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options
@@ -293,3 +293,13 @@ def score_batch(
             progress=progress,
         )
     )
+
+
+def close_idle_sandboxes() -> None:
+    """Stop the warm sandboxes kept between verifications (they also stop on their own).
+
+    Runtimes keep a few sandboxes warm after a verification so that the next one skips
+    starting a sandbox; idle ones stop after a while and when the interpreter exits. Call
+    this to release them sooner, for example between the phases of a long job.
+    """
+    run_sync(run_shutdown_hooks())

@@ -113,6 +113,14 @@ class Program:
             toolchain); equal keys give interchangeable artefacts.
         artefacts: Work files the build produces that tests need; with a build key they
             are cached, and a later program with the same key skips its build.
+        prepare: ``call`` steps the sandbox agent runs in its own process after the
+            preload and before the tests (no fork, no limits, output discarded), so that
+            forked tests share their work. Only for trusted set-up that never reads the
+            candidate's code, such as compiling the tests; failures are ignored.
+        files_in_memory: Every step is a ``call`` whose entry reads the program's files
+            through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
+            before the disk. Such a program needs nothing written into the sandbox,
+            so a runtime may serve it from a warm sandbox that served others before.
     """
 
     files: Mapping[str, bytes]
@@ -125,6 +133,8 @@ class Program:
     executables: frozenset[str] = frozenset()
     build_key: str | None = None
     artefacts: tuple[str, ...] = ()
+    prepare: tuple[Step, ...] = ()
+    files_in_memory: bool = False
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

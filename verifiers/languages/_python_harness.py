@@ -42,6 +42,21 @@ CHANNEL_FD = 3
 NONCE_FD = 4
 SOLUTION_NAME = "solution.py"
 HARNESS_FILE = os.path.abspath(__file__)
+
+#: The program's files by absolute path when a warm sandbox keeps them in memory (the
+#: sandbox agent sets this after loading the harness); otherwise they are on disk.
+PROGRAM_FILES: dict[str, bytes] = {}
+
+
+def program_file(directory: str, name: str) -> bytes:
+    path = os.path.join(directory, name)
+    data = PROGRAM_FILES.get(path)
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data
+
+
 MAX_NODES = 5_000_000
 
 
@@ -591,8 +606,7 @@ def _report_error(exc: BaseException, stage: str) -> int:
 
 
 def _compile_solution(program_dir: str) -> types.CodeType | None:
-    with open(os.path.join(program_dir, SOLUTION_NAME), "rb") as f:
-        source = f.read()
+    source = program_file(program_dir, SOLUTION_NAME)
     try:
         return compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -743,15 +757,65 @@ def run_expression(program_dir: str, case: Any) -> int:
     return _emit_value(value)
 
 
-def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
-    prelude = spec.get("prelude") or ""
+class PreparedTests:
+    """The tests of an assert-style case, compiled once: they are trusted, the program is not."""
+
+    def __init__(self, test_source: str, prelude: str) -> None:
+        self.test_code = compile_trusted(test_source, "<tests>")
+        self.prelude_code = compile_trusted(prelude, "<prelude>") if prelude else None
+        self.imports = _imported_modules(test_source) + _imported_modules(prelude)
+        self.used, self.defined = _names(test_source)
+
+
+# Compiled tests by source. The sandbox agent fills it before forking (see ``prepare``), so
+# every test of a program, and every program with the same tests, shares one compilation.
+_PREPARED: dict[tuple[str, str], PreparedTests] = {}
+
+
+def _assert_source(spec: dict[str, Any], case: Any) -> tuple[str, str]:
     test_source = case if isinstance(case, str) else spec["test"]
     entry_point = spec.get("entry_point")
     if entry_point:
         test_source = f"{test_source}\n\ncheck({entry_point})\n"
+    return test_source, spec.get("prelude") or ""
+
+
+def _prepared(test_source: str, prelude: str) -> PreparedTests:
+    key = (test_source, prelude)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = PreparedTests(test_source, prelude)
+        if len(_PREPARED) >= 1024:
+            _PREPARED.clear()
+        _PREPARED[key] = prepared
+    return prepared
+
+
+def prepare(argv: list[str]) -> int:
+    """Compile a program's tests in the sandbox agent, before it forks the tests.
+
+    Called with ``[program_dir, offset, length, offset, length, ...]``: the cases of
+    the program's tests. Reads only the tests, never the candidate's code; a test
+    that does not compile is left for its own run to report.
+    """
+    program_dir, bounds = argv[0], [int(a) for a in argv[1:]]
+    spec = json.loads(program_file(program_dir, "spec.json"))
+    if spec.get("mode") != "assert":
+        return 0
+    cases = program_file(program_dir, "cases.bin")
+    for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
+        case = json.loads(cases[offset : offset + length]) if length else None
+        try:
+            _prepared(*_assert_source(spec, case))
+        except SyntaxError:
+            pass
+    return 0
+
+
+def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
+    test_source, prelude = _assert_source(spec, case)
     try:
-        test_code = compile_trusted(test_source, "<tests>")
-        prelude_code = compile_trusted(prelude, "<prelude>") if prelude else None
+        prepared = _prepared(test_source, prelude)
     except SyntaxError as exc:
         emit(
             {
@@ -763,8 +827,9 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
             }
         )
         return 2
+    test_code, prelude_code = prepared.test_code, prepared.prelude_code
     imported = []
-    for name in _imported_modules(test_source) + _imported_modules(prelude):
+    for name in prepared.imports:
         try:
             imported.append(__import__(name, fromlist=["_"]))
         except BaseException:
@@ -793,8 +858,7 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
     # Names the trusted prelude defined are restored too: the tests use the
     # prelude's helpers, not the program's redefinitions of them.
     test_ns = dict(ns)
-    used, defined = _names(test_source)
-    for name in used - defined:
+    for name in prepared.used - prepared.defined:
         if name in ns and hasattr(builtins, name):
             test_ns[name] = getattr(builtins, name)
     test_ns.update(trusted_defs)
@@ -847,11 +911,9 @@ def _names(source: str) -> tuple[set[str], set[str]]:
 
 def main(argv: list[str]) -> int:
     program_dir, offset, length = argv[0], int(argv[1]), int(argv[2])
-    with open(os.path.join(program_dir, "spec.json"), "rb") as f:
-        spec = json.load(f)
-    with open(os.path.join(program_dir, "cases.bin"), "rb") as f:
-        f.seek(offset)
-        case = json.loads(f.read(length)) if length else None
+    spec = json.loads(program_file(program_dir, "spec.json"))
+    cases = program_file(program_dir, "cases.bin")
+    case = json.loads(cases[offset : offset + length]) if length else None
     mode = spec["mode"]
     if mode == "stdio":
         return run_stdio(program_dir)

@@ -18,6 +18,20 @@ import os
 import sys
 from typing import Any
 
+#: The program's files by absolute path when a warm sandbox keeps them in memory (the
+#: sandbox agent sets this after loading the harness); otherwise they are on disk.
+PROGRAM_FILES: dict[str, bytes] = {}
+
+
+def program_file(directory: str, name: str) -> bytes:
+    path = os.path.join(directory, name)
+    data = PROGRAM_FILES.get(path)
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data
+
+
 CHANNEL_FD = 3
 NONCE_FD = 4
 _PRINTABLE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.,:;!?@#%&*+=/"
@@ -160,12 +174,8 @@ def on_examples(candidate: str, gold: str, spec: dict[str, Any], reason: str) ->
 
 def main(argv: list[str]) -> int:
     program_dir, index = argv[0], int(argv[1])
-    with open(os.path.join(program_dir, "spec.json"), "rb") as f:
-        spec = json.load(f)
-    with open(
-        os.path.join(program_dir, "pattern.txt"), encoding="utf-8", errors="surrogateescape"
-    ) as f:
-        pattern = f.read()
+    spec = json.loads(program_file(program_dir, "spec.json"))
+    pattern = program_file(program_dir, "pattern.txt").decode("utf-8", "surrogateescape")
     cases = spec["cases"]
     if index >= len(cases):
         record = equivalence(pattern, spec["gold"], spec)

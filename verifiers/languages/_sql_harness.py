@@ -24,6 +24,31 @@ import shutil
 import sys
 from typing import Any
 
+#: The program's files by absolute path when a warm sandbox keeps them in memory (the
+#: sandbox agent sets this after loading the harness); otherwise they are on disk.
+PROGRAM_FILES: dict[str, bytes] = {}
+
+
+def program_file(directory: str, name: str) -> bytes:
+    path = os.path.join(directory, name)
+    data = PROGRAM_FILES.get(path)
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data
+
+
+def on_disk(path: str) -> str:
+    """A path the engines can open: a database held in memory is written to /tmp first."""
+    data = PROGRAM_FILES.get(path)
+    if data is None:
+        return path
+    copy = "/tmp/memory-" + os.path.basename(path)
+    with open(copy, "wb") as f:
+        f.write(data)
+    return copy
+
+
 CHANNEL_FD = 3
 NONCE_FD = 4
 #: More rows than this is an output flood, not an answer.
@@ -332,15 +357,11 @@ def open_database(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> A
 
 def main(argv: list[str]) -> int:
     program_dir, index = argv[0], int(argv[1])
-    with open(os.path.join(program_dir, "spec.json"), "rb") as f:
-        spec = json.load(f)
-    with open(
-        os.path.join(program_dir, "solution.sql"), encoding="utf-8", errors="surrogateescape"
-    ) as f:
-        candidate = f.read()
+    spec = json.loads(program_file(program_dir, "spec.json"))
+    candidate = program_file(program_dir, "solution.sql").decode("utf-8", "surrogateescape")
     db = dict(spec["databases"][index])
     if db.get("path"):
-        db["path"] = db["path"].replace("{program_dir}", program_dir)
+        db["path"] = on_disk(db["path"].replace("{program_dir}", program_dir))
     writes = bool(spec.get("allow_writes"))
     record: dict[str, Any] = {"event": "result"}
     stage = "fixture"

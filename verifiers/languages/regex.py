@@ -172,6 +172,7 @@ class RegexLanguage:
             tests=tuple(tests),
             preload_modules=tuple(preload),
             preload_entries=(HARNESS,),
+            files_in_memory=all(t.step.kind == "call" for t in tests),
         )
 
     def interpret(

@@ -277,6 +277,7 @@ class SqlLanguage:
             preload_modules=(driver,),
             preload_entries=(HARNESS,),
             host_paths=tuple(sorted(host_paths)),
+            files_in_memory=True,
         )
 
     def interpret(

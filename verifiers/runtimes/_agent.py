@@ -10,7 +10,14 @@ under bubblewrap) and serves requests from the host over its stdin/stdout:
   calls a Python function in the child (no interpreter start per test).
   After every run all other processes in the sandbox are killed.
 * ``write``: write files into the sandbox; ``preload``: import modules once so
-  forked children share them; ``exit``.
+  forked children share them, and run the language's trusted set-up calls (such as
+  compiling the tests) in this process; ``exit``.
+* ``load`` and ``reset``, for a warm sandbox that serves one program after another:
+  ``load`` keeps a program's files in this process's memory (forked children see
+  them, and cannot change what the next test sees) and preloads like ``preload``;
+  ``reset`` forgets the program, empties the writable directories and reports
+  whether the sandbox is as clean as a new one (no process, file, IPC object or
+  key left behind). The host discards a sandbox that is not.
 
 Why PID 1: the kernel ignores signals sent to a namespace's init from inside the
 namespace unless it installed a handler, so the program cannot kill or stop its
@@ -55,6 +62,13 @@ PR_SET_NO_NEW_PRIVS = 38
 STACK_CAP = 8 * 1024 * 1024
 
 _entries: dict[str, ModuleType] = {}
+# Harness modules by (path, content hash), kept across the programs of a warm sandbox.
+_entry_cache: dict[tuple[str, str], ModuleType] = {}
+# The current program's files (absolute path -> bytes) when it was loaded into memory.
+# Entry modules see this very dict as ``PROGRAM_FILES``: it is mutated, never rebound.
+_program_files: dict[str, bytes] = {}
+# Directories a program may write to, emptied between the programs of a warm sandbox.
+SCRATCH_DIRS = ("/sandbox", "/tmp", "/dev/shm", "/dev/mqueue")
 
 
 # --- framing -------------------------------------------------------------------------------
@@ -410,17 +424,127 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
 
 
 def _load_entry(path: str) -> ModuleType:
+    import hashlib
     import importlib.util
 
     name = "_vf_entry_" + os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    source = _program_files.get(path)
+    if source is None:
+        with open(path, "rb") as f:
+            source = f.read()
+    key = (path, hashlib.sha256(source).hexdigest())
+    module = _entry_cache.get(key)
+    if module is None:
+        spec = importlib.util.spec_from_loader(name, loader=None, origin=path)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        module.__file__ = path
+        sys.modules[name] = module
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+        module.PROGRAM_FILES = _program_files  # type: ignore[attr-defined]
+        if len(_entry_cache) >= 16:
+            _entry_cache.pop(next(iter(_entry_cache)))
+        _entry_cache[key] = module
     _entries[path] = module
     return module
+
+
+def _preload(header: dict[str, Any]) -> dict[str, Any]:
+    modules, entries = header.get("modules", []), header.get("entries", [])
+    failed_modules, failed_entries = [], []
+    # An import that prints must not write into the protocol channel.
+    saved = os.dup(OUT_FD)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, OUT_FD)
+    os.close(devnull)
+    try:
+        for name in modules:
+            try:
+                __import__(name)
+            except Exception as exc:
+                failed_modules.append(f"{name}: {type(exc).__name__}: {exc}")
+        for path in entries:
+            try:
+                _load_entry(path)
+            except Exception as exc:
+                failed_entries.append(f"{path}: {type(exc).__name__}: {exc}")
+        # Trusted set-up of the language's own entry (compiling the tests, say), done
+        # once here rather than in every forked test. It is an optimisation only: a
+        # failure is left for the tests to meet.
+        for call in header.get("calls", []):
+            try:
+                module = _entries.get(call["module"]) or _load_entry(call["module"])
+                getattr(module, call["function"])([str(a) for a in call["argv"]])
+            except Exception:
+                pass
+    finally:
+        os.dup2(saved, OUT_FD)
+        os.close(saved)
+    return {"ok": True, "failed_modules": failed_modules, "failed_entries": failed_entries}
+
+
+# --- warm sandboxes ---------------------------------------------------------------------------
+
+
+def _empty_dir(path: str) -> None:
+    """Remove everything under ``path`` (the program may have made parts read-only)."""
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(entry.path, 0o700)
+            _empty_dir(entry.path)
+            os.rmdir(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+def _proc_lines(path: str) -> list[str]:
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def _leftovers() -> str | None:
+    """What a finished program left in this sandbox, or None when it is as new."""
+    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    if others:
+        return f"processes left: {len(others)}"
+    for path in SCRATCH_DIRS:
+        if os.path.isdir(path) and os.listdir(path):
+            return f"files left in {path}"
+    for kind in ("shm", "sem", "msg"):
+        if len(_proc_lines(f"/proc/sysvipc/{kind}")) > 1:
+            return f"System V IPC objects left ({kind})"
+    if _proc_lines("/proc/keys") != _initial_keys:
+        return "kernel keys left"
+    if os.getcwd() != _initial_cwd:
+        return "working directory changed"
+    return None
+
+
+_initial_keys: list[str] = []
+_initial_cwd = "/"
+
+
+def reset(pid1: bool) -> dict[str, Any]:
+    if not pid1:
+        return {"ok": True, "clean": False, "reason": "not the sandbox's init process"}
+    _kill_others(0, pid1)
+    _reap_all(pid1, time.monotonic() + 2.0)
+    _program_files.clear()
+    _entries.clear()
+    try:
+        for path in SCRATCH_DIRS:
+            _empty_dir(path)
+        reason = _leftovers()
+    except OSError as exc:
+        reason = f"could not clean up: {exc}"
+    return {"ok": True, "clean": reason is None, "reason": reason, "rss_kb": _rss_kb()}
 
 
 # --- requests ------------------------------------------------------------------------------
@@ -465,27 +589,14 @@ def handle(
         with open(path, "rb") as f:
             return {"ok": True}, [f.read(limit + 1)]
     if op == "preload":
-        failed_modules, failed_entries = [], []
-        # An import that prints must not write into the protocol channel.
-        saved = os.dup(OUT_FD)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, OUT_FD)
-        os.close(devnull)
-        try:
-            for name in header.get("modules", []):
-                try:
-                    __import__(name)
-                except Exception as exc:
-                    failed_modules.append(f"{name}: {type(exc).__name__}: {exc}")
-            for path in header.get("entries", []):
-                try:
-                    _load_entry(path)
-                except Exception as exc:
-                    failed_entries.append(f"{path}: {type(exc).__name__}: {exc}")
-        finally:
-            os.dup2(saved, OUT_FD)
-            os.close(saved)
-        return {"ok": True, "failed_modules": failed_modules, "failed_entries": failed_entries}, []
+        return _preload(header), []
+    if op == "load":
+        _program_files.clear()
+        for item in header["files"]:
+            _program_files[str(item["path"])] = blobs[item["blob"]]
+        return _preload(header), []
+    if op == "reset":
+        return reset(pid1), []
     if op == "ping":
         return {"ok": True}, []
     return {"ok": False, "error": f"unknown op {op!r}"}, []
@@ -502,9 +613,15 @@ def main(argv: list[str]) -> int:
         drop_privileges(uid, gid if gid >= 0 else uid, workdir)
     else:
         _prctl(PR_SET_DUMPABLE, 0)
+    # Python handles SIGINT; an init process with no handler cannot be signalled from
+    # inside its namespace at all, so a sandboxed program cannot interrupt the agent.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
     pid1 = os.getpid() == 1
+    global _initial_keys, _initial_cwd
+    _initial_keys = _proc_lines("/proc/keys")
+    _initial_cwd = os.getcwd()
     send_frame(
         {
             "event": "ready",

@@ -40,12 +40,13 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import warnings
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from verifiers._async import run_in_thread
+from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
 from verifiers.program import ProcessResult, Program, Step, resolve
@@ -67,6 +68,12 @@ _ETC_FILES = (
     "/etc/ssl",
 )
 _ROOT_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Warm sandboxes: how many programs one sandbox serves, how long it may sit idle, and
+# how much the agent may grow (its size is what every forked test copies).
+WARM_MAX_USES = 256
+WARM_IDLE_S = 30.0
+WARM_MAX_AGENT_KB = 192 * 1024
+WARM_MAX_FILE_BYTES = 64 * MIB
 _INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
     "bubblewrap; Arch: pacman -S bubblewrap)"
@@ -142,6 +149,12 @@ class LocalRuntime:
         sandbox_gid: Group id of sandboxed processes.
         extra_ro_paths: More host directories to expose read-only.
         start_timeout_s: How long a sandbox may take to start.
+        warm: Keep sandboxes between programs that allow it (see
+            :attr:`~verifiers.program.Program.files_in_memory`): a used sandbox is
+            emptied and checked (no process, file, IPC object or key left), and
+            discarded instead when the check fails, after ``WARM_MAX_USES`` programs,
+            or when idle for ``WARM_IDLE_S`` seconds.
+        max_idle: Most warm sandboxes kept idle (default: the number of CPUs).
     """
 
     name = "local"
@@ -156,6 +169,8 @@ class LocalRuntime:
         sandbox_gid: int = 65534,
         extra_ro_paths: Sequence[str] = (),
         start_timeout_s: float = 30.0,
+        warm: bool = True,
+        max_idle: int | None = None,
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
             raise ValueError(f"isolation: expected auto, bwrap or none, got {isolation!r}")
@@ -170,6 +185,16 @@ class LocalRuntime:
         self._probe_lock = threading.Lock()
         self._python_paths: list[str] | None = None
         self._agent = agent_source()
+        self.warm = warm
+        self.max_idle = max_idle if max_idle is not None else (os.cpu_count() or 1)
+        self._idle: list[tuple[float, tuple[str, int], _Session]] = []
+        self._trim_handle: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._resetting: dict[tuple[str, int], int] = {}
+        self._waiters: list[asyncio.Future[None]] = []
+        self._shutdown_hook = False
+        #: Counters of the warm pool: started, reused, discarded (with reasons in the log).
+        self.warm_stats = {"started": 0, "reused": 0, "discarded": 0}
 
     def __repr__(self) -> str:
         return f"LocalRuntime(isolation={self.isolation!r}, python={self.python!r})"
@@ -246,6 +271,16 @@ class LocalRuntime:
 
     @contextlib.asynccontextmanager
     async def _open(self, program: Program, limits: Limits, mode: str) -> AsyncIterator[_Session]:
+        # Warm sandboxes live on the engine loop, which outlives any one call.
+        if mode != "none" and self.warm and _warm_eligible(program) and in_engine():
+            warm = await self._take_warm(program, limits, mode)
+            finished = False
+            try:
+                yield warm
+                finished = True
+            finally:
+                await self._give_back(warm, (mode, limits.disk_mb), finished)
+            return
         if mode == "none":
             session: _Session = await self._start_unsafe(program, limits)
         else:
@@ -255,6 +290,131 @@ class LocalRuntime:
             yield session
         finally:
             await session.close()
+
+    # --- warm sandboxes ----------------------------------------------------------------------
+
+    async def _take_warm(self, program: Program, limits: Limits, mode: str) -> _Session:
+        key = (mode, limits.disk_mb)
+        if not self._shutdown_hook:
+            self._shutdown_hook = True
+            on_shutdown(self.close_idle)
+        while True:
+            session = self._pop_idle(key)
+            if session is None and self._resetting.get(key):
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                try:
+                    await waiter
+                finally:
+                    if waiter in self._waiters:
+                        self._waiters.remove(waiter)
+                continue
+            if session is None:
+                break
+            try:
+                await session.load(program)
+            except SandboxError as err:
+                # An idle sandbox that died or cannot load is replaced, not reported.
+                log.info("discarding a warm sandbox that could not load a program: %s", err)
+                self.warm_stats["discarded"] += 1
+                await session.close()
+                continue
+            self.warm_stats["reused"] += 1
+            session.uses += 1
+            return session
+        session = await self._start_bwrap(Program(files={}, tests=()), limits, mode)
+        self.warm_stats["started"] += 1
+        try:
+            await session.load(program)
+        except BaseException:
+            await session.close()
+            raise
+        session.uses = 1
+        return session
+
+    def _pop_idle(self, key: tuple[str, int]) -> _Session | None:
+        for n in range(len(self._idle) - 1, -1, -1):
+            if self._idle[n][1] == key:
+                return self._idle.pop(n)[2]
+        return None
+
+    async def _give_back(self, session: _Session, key: tuple[str, int], finished: bool) -> None:
+        if not finished or session.conn.broken:
+            await self._discard(session, "the program did not finish normally")
+            return
+        # Cleaning up is off the caller's path: the result is ready, and the next program
+        # waits the millisecond or two it takes rather than starting a sandbox (~50 ms).
+        self._resetting[key] = self._resetting.get(key, 0) + 1
+        self._background(self._reset(session, key))
+
+    async def _reset(self, session: _Session, key: tuple[str, int]) -> None:
+        try:
+            await self._reset_once(session, key)
+        finally:
+            self._resetting[key] -= 1
+            for waiter in self._waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+                    break
+
+    async def _reset_once(self, session: _Session, key: tuple[str, int]) -> None:
+        try:
+            reply, _ = await session.conn.request({"op": "reset"}, timeout=10)
+        except SandboxError as err:
+            await self._discard(session, str(err))
+            return
+        except BaseException:
+            await session.close()
+            raise
+        rss = int(reply.get("rss_kb") or 0)
+        if not reply.get("clean"):
+            reason = str(reply.get("reason") or "not clean")
+        elif rss > WARM_MAX_AGENT_KB:
+            reason = f"the agent grew to {rss // 1024} MiB"
+        elif session.uses >= WARM_MAX_USES:
+            reason = f"served {session.uses} programs"
+        elif len(self._idle) >= self.max_idle:
+            reason = "enough idle sandboxes"
+        else:
+            self._idle.append((time.monotonic(), key, session))
+            self._schedule_trim()
+            return
+        await self._discard(session, reason)
+
+    async def _discard(self, session: _Session, reason: str) -> None:
+        log.debug("closing a warm sandbox: %s", reason)
+        self.warm_stats["discarded"] += 1
+        await session.close()
+
+    def _background(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _schedule_trim(self) -> None:
+        if self._trim_handle is None:
+            loop = asyncio.get_running_loop()
+            self._trim_handle = loop.call_later(WARM_IDLE_S, self._trim)
+
+    def _trim(self) -> None:
+        self._trim_handle = None
+        now = time.monotonic()
+        stale = [s for t, _, s in self._idle if now - t >= WARM_IDLE_S]
+        self._idle = [e for e in self._idle if now - e[0] < WARM_IDLE_S]
+        for session in stale:
+            self._background(session.close())
+        if self._idle:
+            self._schedule_trim()
+
+    async def close_idle(self) -> None:
+        """Stop every idle warm sandbox (they are also stopped when idle too long)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        idle, self._idle = self._idle, []
+        if self._trim_handle is not None:
+            self._trim_handle.cancel()
+            self._trim_handle = None
+        await asyncio.gather(*(s.close() for _, _, s in idle), return_exceptions=True)
 
     def _interpreter_paths(self) -> list[str]:
         if self._python_paths is None:
@@ -281,7 +441,7 @@ class LocalRuntime:
         # Kernel file systems and scratch space first, so that a host path bound
         # below (a virtual environment under /tmp, say) lands on top of them.
         disk = str(limits.disk_mb * MIB)
-        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue"]
         args += ["--perms", "1777", "--size", disk, "--tmpfs", "/tmp"]
         args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
         args += ["--perms", "0755", "--size", disk, "--tmpfs", WORK_DIR]
@@ -473,6 +633,8 @@ class _Session:
         self.env = dict(env)
         self.info = dict(info)
         self._cleanup = cleanup
+        #: Programs this sandbox has served (warm sandboxes serve several).
+        self.uses = 0
 
     async def setup(self, program: Program) -> None:
         """Write the writable files and preload what forked tests share."""
@@ -489,15 +651,44 @@ class _Session:
             await self.conn.request(
                 {"op": "write", "files": files}, [c for _, c in items], timeout=30
             )
-        if program.preload_modules or program.preload_entries:
-            entries = [resolve(e, self.conn.placeholders) for e in program.preload_entries]
+        if program.preload_modules or program.preload_entries or program.prepare:
             reply, _ = await self.conn.request(
-                {"op": "preload", "modules": list(program.preload_modules), "entries": entries},
-                timeout=60,
+                {"op": "preload", **self._preload(program)}, timeout=60
             )
             # A module the interpreter lacks is the program's business; our own entry is not.
             if reply.get("failed_entries"):
                 raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def load(self, program: Program) -> None:
+        """Give a warm sandbox its next program: files into the agent's memory, then preload."""
+        items = sorted(program.files.items())
+        files = [
+            {"path": _join(self.program_dir, rel), "blob": n} for n, (rel, _) in enumerate(items)
+        ]
+        reply, _ = await self.conn.request(
+            {"op": "load", "files": files, **self._preload(program)},
+            [c for _, c in items],
+            timeout=60,
+        )
+        if reply.get("failed_entries"):
+            raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    def _preload(self, program: Program) -> dict[str, Any]:
+        ph = self.conn.placeholders
+        calls = [
+            {
+                "module": resolve(step.module or "", ph),
+                "function": step.function,
+                "argv": [resolve(a, ph) for a in step.argv],
+            }
+            for step in program.prepare
+            if step.kind == "call" and step.module
+        ]
+        return {
+            "modules": list(program.preload_modules),
+            "entries": [resolve(e, ph) for e in program.preload_entries],
+            "calls": calls,
+        }
 
     async def run(self, step: Step) -> ProcessResult:
         """Run one step (see :class:`~verifiers.protocols.Session`)."""
@@ -524,6 +715,18 @@ class _Session:
         await self.conn.close()
         if self._cleanup:
             _force_rmtree(self._cleanup)
+
+
+def _warm_eligible(program: Program) -> bool:
+    """Whether a warm sandbox may serve ``program``: nothing of it touches the disk."""
+    return (
+        program.files_in_memory
+        and program.build is None
+        and not program.work_files
+        and not program.host_paths
+        and all(t.step.kind == "call" for t in program.tests)
+        and sum(len(c) for c in program.files.values()) <= WARM_MAX_FILE_BYTES
+    )
 
 
 def _ancestors(paths: set[str]) -> set[str]:

@@ -1,0 +1,131 @@
+"""Warm sandboxes: one sandbox serves program after program, and nothing leaks between them.
+
+Every test here runs real programs through ``verifiers.score`` on a private
+:class:`LocalRuntime`, so that its warm-pool counters belong to the test alone.
+"""
+
+from __future__ import annotations
+
+import verifiers
+from verifiers import Status
+from verifiers.runtimes import LocalRuntime
+
+ADD = "def add(a, b):\n    return a + b\n"
+ADD_TESTS = {"test_list": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"]}
+
+# A program that litters every writable place of its sandbox and leaves a daemon.
+LITTER = """
+import os, subprocess
+def add(a, b):
+    return a + b
+for path in ("/tmp/left", "/sandbox/left", "/dev/shm/left"):
+    with open(path, "w") as f:
+        f.write("secret of the previous program")
+os.makedirs("/tmp/deep/er", exist_ok=True)
+os.chmod("/tmp/deep", 0o500)
+subprocess.Popen(["sleep", "60"], start_new_session=True)
+"""
+
+# Tests (trusted) that look for anything an earlier program left behind.
+CLEAN_TESTS = {
+    "test_imports": ["import os"],
+    "test_list": [
+        "assert add(1, 2) == 3",
+        "assert not [p for p in ('/tmp/left', '/sandbox/left', '/dev/shm/left', '/tmp/deep')"
+        " if os.path.exists(p)]",
+        "assert [p for p in os.listdir('/proc') if p.isdigit() and p != '1'] == [str(os.getpid())]",
+    ],
+}
+
+
+def score(code: str, tests: object, runtime: LocalRuntime) -> verifiers.Result:
+    return verifiers.score("python", code, tests, runtime=runtime)
+
+
+def test_programs_reuse_a_warm_sandbox() -> None:
+    rt = LocalRuntime()
+    results = [score(ADD, ADD_TESTS, rt) for _ in range(5)]
+    assert all(r.status is Status.PASSED for r in results)
+    assert rt.warm_stats["started"] == 1
+    assert rt.warm_stats["reused"] == 4
+    verifiers.close_idle_sandboxes()
+
+
+def test_nothing_a_program_leaves_reaches_the_next() -> None:
+    rt = LocalRuntime()
+    littered = score(LITTER, ADD_TESTS, rt)
+    assert littered.status is Status.PASSED, littered.feedback
+    after = score(ADD, CLEAN_TESTS, rt)
+    assert after.status is Status.PASSED, after.feedback
+    # The same sandbox served both: it was cleaned, not replaced.
+    assert rt.warm_stats == {"started": 1, "reused": 1, "discarded": 0}
+    verifiers.close_idle_sandboxes()
+
+
+def test_a_sandbox_with_leftover_ipc_objects_is_discarded() -> None:
+    rt = LocalRuntime()
+    ipc = (
+        "import ctypes\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "assert libc.shmget(0, 4096, 0o1600) >= 0\n" + ADD  # IPC_PRIVATE, IPC_CREAT | 0600
+    )
+    assert score(ipc, ADD_TESTS, rt).status is Status.PASSED
+    assert score(ADD, ADD_TESTS, rt).status is Status.PASSED
+    assert rt.warm_stats["discarded"] == 1
+    assert rt.warm_stats["started"] == 2
+    verifiers.close_idle_sandboxes()
+
+
+def test_a_program_cannot_rewrite_the_tests_of_later_runs() -> None:
+    # The harness keeps the program's files in memory: a test that rewrites them changes
+    # its own forked copy only, so later tests (and later programs) see the real ones.
+    rt = LocalRuntime()
+    tamper = (
+        "import json, sys\n"
+        "for module in list(sys.modules.values()):\n"
+        "    files = getattr(module, 'PROGRAM_FILES', None)\n"
+        "    if isinstance(files, dict):\n"
+        "        for path in list(files):\n"
+        "            if path.endswith('spec.json'):\n"
+        "                files[path] = json.dumps({'mode': 'assert'}).encode()\n"
+        "            if path.endswith('cases.bin'):\n"
+        "                files[path] = b' ' * len(files[path])\n"
+        "def add(a, b):\n    return a - b\n"
+    )
+    result = score(tamper, ADD_TESTS, rt)
+    assert result.status is Status.FAILED
+    assert result.passed == 0
+    assert score(ADD, ADD_TESTS, rt).status is Status.PASSED
+    verifiers.close_idle_sandboxes()
+
+
+def test_a_timeout_does_not_spoil_the_sandbox() -> None:
+    rt = LocalRuntime()
+    spin = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    slow = verifiers.score(
+        "python", spin, [{"input": "", "output": "x"}], runtime=rt, limits={"timeout_s": 0.5}
+    )
+    assert slow.status is Status.TIMEOUT
+    assert score(ADD, CLEAN_TESTS, rt).status is Status.PASSED
+    assert rt.warm_stats["started"] == 1
+    verifiers.close_idle_sandboxes()
+
+
+def test_programs_that_need_the_disk_get_their_own_sandbox() -> None:
+    # JavaScript runs node on files: it never takes a warm sandbox.
+    rt = LocalRuntime()
+    js = verifiers.score(
+        "javascript",
+        "const add = (a, b) => a + b;",
+        {"test": "const assert = require('node:assert');\nassert.equal(add(1, 2), 3);"},
+        runtime=rt,
+    )
+    assert js.status is Status.PASSED, js.feedback
+    assert rt.warm_stats["started"] == 0
+
+
+def test_warm_can_be_turned_off() -> None:
+    rt = LocalRuntime(warm=False)
+    for _ in range(2):
+        assert score(ADD, ADD_TESTS, rt).status is Status.PASSED
+    assert rt.warm_stats == {"started": 0, "reused": 0, "discarded": 0}
