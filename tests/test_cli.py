@@ -115,3 +115,22 @@ def test_demo(runtime: LocalRuntime) -> None:
     done = run("demo", "--problems", "6", "--timeout", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all verdicts as expected" in done.stdout
+
+
+def test_score_rerun_reuses_the_result_cache(tmp_path: Path, runtime: LocalRuntime) -> None:
+    source = tmp_path / "data.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in rows()) + "\n")
+    cache = tmp_path / "cache.sqlite"
+    args = ["score", str(source), "--language", "python", "--timeout", "2", "--cache", str(cache)]
+    first = run(*args, "-o", str(tmp_path / "first.jsonl"))
+    assert first.returncode == 0, first.stderr
+    assert "0 rows reused" in first.stderr + first.stdout
+    second = run(*args, "-o", str(tmp_path / "second.jsonl"))
+    assert second.returncode == 0, second.stderr
+    # Rows a and d share their work; all four come from the cache the second time.
+    assert "4 rows reused" in second.stderr + second.stdout
+    statuses = [
+        [json.loads(line)["status"] for line in (tmp_path / name).read_text().splitlines()]
+        for name in ("first.jsonl", "second.jsonl")
+    ]
+    assert statuses[0] == statuses[1]

@@ -26,6 +26,7 @@ from verifiers.errors import (
 from verifiers.languages.base import CodeVerifier
 from verifiers.limits import Limits
 from verifiers.protocols import Language, Runtime, Session, Verifier
+from verifiers.result_cache import ResultCache
 from verifiers.results import STATUS_PRECEDENCE, Result, Status, StepResult, TestResult
 from verifiers.specs import (
     AssertListTests,
@@ -54,6 +55,7 @@ __all__ = [
     "Language",
     "Limits",
     "Result",
+    "ResultCache",
     "Runtime",
     "RuntimeUnavailableError",
     "SandboxError",

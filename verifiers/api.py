@@ -14,6 +14,7 @@ from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options
 from verifiers.limits import Limits
 from verifiers.protocols import Runtime
+from verifiers.result_cache import ResultCache
 from verifiers.results import Result
 from verifiers.scoring import Policy
 from verifiers.specs import CompareOptions
@@ -113,12 +114,18 @@ async def ascore(
     compare: CompareArg = None,
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
+    cache: ResultCache | None = None,
 ) -> Result:
     """Verify one completion against tests (async). See :func:`score`."""
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
     options = _options(policy, limits, compare, max_tests, select)
     spec = verifier.parse_tests(tests)
-    return await on_engine(verifier.verify(completion, spec, options))
+    if cache is None:
+        return await on_engine(verifier.verify(completion, spec, options))
+    if not isinstance(completion, str):
+        raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
+    [result] = await on_engine(run_jobs([Job(verifier, completion, spec, options)], cache=cache))
+    return result
 
 
 def score(
@@ -132,6 +139,7 @@ def score(
     compare: CompareArg = None,
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
+    cache: ResultCache | None = None,
 ) -> Result:
     """Verify one completion against tests.
 
@@ -147,6 +155,7 @@ def score(
         compare: Output comparison options (override the spec's).
         max_tests: Run at most this many tests, chosen deterministically.
         select: Which fenced block to use when there are several (``last``/``first``).
+        cache: A :class:`~verifiers.ResultCache` to answer from, and to fill.
 
     Returns:
         The typed :class:`~verifiers.Result`. Failures of the code are statuses.
@@ -167,6 +176,7 @@ def score(
             compare=compare,
             max_tests=max_tests,
             select=select,
+            cache=cache,
         )
     )
 
@@ -244,10 +254,13 @@ async def ascore_batch(
     compare: CompareArg = None,
     max_tests: int | None = None,
     progress: Progress | None = None,
+    cache: ResultCache | None = None,
 ) -> list[Result]:
     """Verify many completions concurrently (async). See :func:`score_batch`."""
     jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
-    return await on_engine(run_jobs(jobs, max_concurrency=max_concurrency, progress=progress))
+    return await on_engine(
+        run_jobs(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
+    )
 
 
 def score_batch(
@@ -260,6 +273,7 @@ def score_batch(
     compare: CompareArg = None,
     max_tests: int | None = None,
     progress: Progress | None = None,
+    cache: ResultCache | None = None,
 ) -> list[Result]:
     """Verify many completions concurrently; results come back in input order.
 
@@ -274,6 +288,8 @@ def score_batch(
         compare: Default comparison options.
         max_tests: Default cap on tests per item.
         progress: Called with (done, total) as results arrive.
+        cache: A :class:`~verifiers.ResultCache`: results it holds are not verified
+            again (they come back with ``cached=True``), new ones are added.
 
     Returns:
         One result per item, in order. Identical items are verified once.
@@ -291,6 +307,7 @@ def score_batch(
             compare=compare,
             max_tests=max_tests,
             progress=progress,
+            cache=cache,
         )
     )
 

@@ -19,6 +19,7 @@ from rich.table import Table
 
 from verifiers import api, registry
 from verifiers.errors import SpecError, VerifierError
+from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status
 
 app = typer.Typer(
@@ -163,6 +164,10 @@ def score(
     max_tests: Annotated[int | None, typer.Option(help="Run at most this many tests.")] = None,
     max_concurrency: Annotated[int | None, typer.Option(help="Programs at once.")] = None,
     runtime: Annotated[str, typer.Option(help="Runtime name.")] = "local",
+    cache: Annotated[
+        Path | None,
+        typer.Option(help="SQLite result cache: a re-run skips rows already verified."),
+    ] = None,
 ) -> None:
     """Score every row of a dataset file and write one result per row, in order."""
     try:
@@ -188,6 +193,10 @@ def score(
         limits["timeout_s"] = timeout
     if memory is not None:
         limits["memory_mb"] = memory
+    try:
+        result_cache = ResultCache(path=cache) if cache is not None else None
+    except ValueError as err:
+        _fail(f"--cache: {err}")
     started = time.perf_counter()
     with Progress(
         TextColumn("[progress.description]{task.description}"),
@@ -207,6 +216,7 @@ def score(
                 max_tests=max_tests,
                 max_concurrency=max_concurrency,
                 progress=lambda done, total: progress.update(task, completed=done),
+                cache=result_cache,
             )
         except SpecError as err:
             _fail(str(err).replace("items[", "row ["))
@@ -225,6 +235,9 @@ def score(
     problems = [row.get(problem_field) for row in rows] if problem_field else None
     out.print(summary_table(results, problems))
     console.print(f"{len(results)} rows in {elapsed:.1f}s ({len(results) / elapsed:.1f} rows/s)")
+    if result_cache is not None:
+        reused = sum(r.cached for r in results)
+        console.print(f"result cache {cache}: {reused} rows reused", soft_wrap=True)
 
 
 @app.command()

@@ -20,6 +20,7 @@ from typing import Any
 
 from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.languages.base import CodeVerifier, Options, spec_key
+from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status, TestResult
 from verifiers.scoring import assemble, resolve_policy
 from verifiers.specs import TestSpec
@@ -64,8 +65,12 @@ async def run_jobs(
     *,
     max_concurrency: int | None = None,
     progress: Progress | None = None,
+    cache: ResultCache | None = None,
 ) -> list[Result]:
-    """Run jobs concurrently (at most ``max_concurrency`` at once), results in input order."""
+    """Run jobs concurrently (at most ``max_concurrency`` at once), results in input order.
+
+    With a ``cache``, a job whose result it holds does not run, and new results go into it.
+    """
     limit = max_concurrency or default_concurrency()
     if limit < 1:
         raise SpecError("max_concurrency", f"must be at least 1, got {limit}")
@@ -79,8 +84,13 @@ async def run_jobs(
     async def one(indices: list[int]) -> None:
         nonlocal done
         job = jobs[indices[0]]
-        async with semaphore:
-            result = await _guarded(job)
+        key = cache.key(job) if cache is not None else ""
+        result = cache.get(key) if cache is not None else None
+        if result is None:
+            async with semaphore:
+                result = await _guarded(job)
+            if cache is not None:
+                cache.put(key, result)
         for index in indices:
             results[index] = result
         done += len(indices)

@@ -134,6 +134,7 @@ class Result(_Frozen):
         policy: Scoring policy name.
         duration_s: Wall time of the whole verification.
         feedback: A short text a model could use to repair its code.
+        cached: The result came from a :class:`~verifiers.ResultCache`, not a new run.
         infra_error: True when our machinery failed (status ``sandbox_error``);
             never the model's fault.
     """
@@ -154,6 +155,7 @@ class Result(_Frozen):
     duration_s: float = 0.0
     feedback: str = ""
     infra_error: bool = False
+    cached: bool = False
 
     @property
     def ok(self) -> bool:
@@ -169,6 +171,7 @@ class Result(_Frozen):
             "total": float(self.total),
             "format_ok": float(self.format_ok),
             "infra_error": float(self.infra_error),
+            "cached": float(self.cached),
             "duration_s": self.duration_s,
             "max_test_wall_s": max((t.wall_s for t in self.tests), default=0.0),
             "compile_s": self.compile.wall_s if self.compile is not None else 0.0,
