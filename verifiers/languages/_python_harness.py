@@ -35,6 +35,7 @@ import os
 import sys
 import traceback
 import types
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -559,6 +560,14 @@ class Snapshot:
         self.modules = [(m, dict(vars(m))) for m in modules]
         self.codes = {name: f.__code__ for name, f in HELPERS.items() if hasattr(f, "__code__")}
 
+    def extended(self, modules: list[types.ModuleType]) -> Snapshot:
+        """This snapshot plus the given modules (taken now)."""
+        out = Snapshot([])
+        seen = {id(m) for m, _ in self.modules}
+        out.modules = self.modules + [(m, dict(vars(m))) for m in modules if id(m) not in seen]
+        out.codes = self.codes
+        return out
+
     def changed(self) -> str | None:
         for module, saved in self.modules:
             current = vars(module)
@@ -574,6 +583,9 @@ class Snapshot:
 
 
 _MISSING = object()
+# "base": builtins and this module as the agent left them, taken once per program by
+# ``prepare`` (in a dict, so that storing it does not change this module's attributes).
+_STATE: dict[str, Snapshot] = {}
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -605,8 +617,18 @@ def _report_error(exc: BaseException, stage: str) -> int:
     return 1
 
 
+# The program's code, compiled by the sandbox agent before it forks the tests (see
+# ``prepare``): compiling never runs any of it, and a large program is compiled once
+# rather than once per test.
+_COMPILED: dict[bytes, types.CodeType] = {}
+_COMPILE_ONCE_MAX = 4 * 1024 * 1024
+
+
 def _compile_solution(program_dir: str) -> types.CodeType | None:
     source = program_file(program_dir, SOLUTION_NAME)
+    compiled = _COMPILED.get(source)
+    if compiled is not None:
+        return compiled
     try:
         return compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -792,16 +814,28 @@ def _prepared(test_source: str, prelude: str) -> PreparedTests:
 
 
 def prepare(argv: list[str]) -> int:
-    """Compile a program's tests in the sandbox agent, before it forks the tests.
+    """Work every test of a program shares, done once in the sandbox agent before it forks them.
 
-    Called with ``[program_dir, offset, length, offset, length, ...]``: the cases of
-    the program's tests. Reads only the tests, never the candidate's code; a test
-    that does not compile is left for its own run to report.
+    Called with ``[program_dir, offset, length, offset, length, ...]``: the cases of the
+    program's tests. Compiles the candidate's code (compiling runs none of it) and the
+    tests, and snapshots the harness's and the builtins' state. Whatever fails here is
+    left for each test to meet and report.
     """
     program_dir, bounds = argv[0], [int(a) for a in argv[1:]]
+    _STATE.pop("base", None)
+    _COMPILED.clear()
+    source = program_file(program_dir, SOLUTION_NAME)
+    if len(source) <= _COMPILE_ONCE_MAX:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # each test shows the program's warnings
+                _COMPILED[source] = compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
+        except Exception:  # each test reports the error itself
+            pass
     spec = json.loads(program_file(program_dir, "spec.json"))
     if spec.get("mode") != "assert":
         return 0
+    _STATE["base"] = Snapshot([builtins, sys.modules[__name__]])
     cases = program_file(program_dir, "cases.bin")
     for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
         case = json.loads(cases[offset : offset + length]) if length else None
@@ -834,7 +868,11 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
             imported.append(__import__(name, fromlist=["_"]))
         except BaseException:
             pass
-    snapshot = Snapshot([builtins, sys.modules[__name__], *imported])
+    base = _STATE.get("base")
+    if base is None:
+        snapshot = Snapshot([builtins, sys.modules[__name__], *imported])
+    else:
+        snapshot = base.extended(imported)
     module = _module("solution")
     ns = module.__dict__
     trusted_defs: dict[str, Any] = {}

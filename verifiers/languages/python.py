@@ -344,7 +344,7 @@ class PythonLanguage:
             "spec.json": json.dumps(meta).encode(),
             "cases.bin": bytes(blob),
         }
-        # The agent compiles the tests once, before forking them (assert-style tests).
+        # The agent compiles the program and its tests once, before forking the tests.
         bounds = [a for t in tests for a in t.step.argv[1:]]
         prepare = (
             (
@@ -356,7 +356,7 @@ class PythonLanguage:
                     function="prepare",
                 ),
             )
-            if self.fork and meta["mode"] == "assert"
+            if self.fork
             else ()
         )
         wanted = _imports(code)

