@@ -162,24 +162,35 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
         setl(resource.RLIMIT_NPROC, int(limits["max_processes"]) + 1)
 
 
+def _make_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper]:
+    return (
+        io.TextIOWrapper(
+            io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+            encoding="utf-8",
+            errors="surrogateescape",
+        ),
+        io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+            encoding="utf-8",
+            errors="surrogateescape",
+        ),
+        io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        ),
+    )
+
+
+# Standard streams for forked Python children, made once here and never used by this
+# process: every child gets its own untouched copy (creating them costs each child more).
+_STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper] | None = None
+
+
 def _fresh_stdio() -> None:
     """Give a forked Python child the standard streams a new interpreter would have."""
-    sys.stdin = io.TextIOWrapper(
-        io.BufferedReader(io.FileIO(0, "r", closefd=False)),
-        encoding="utf-8",
-        errors="surrogateescape",
-    )
-    sys.stdout = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
-        encoding="utf-8",
-        errors="surrogateescape",
-    )
-    sys.stderr = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=True,
-    )
+    sys.stdin, sys.stdout, sys.stderr = _STDIO or _make_stdio()
     for name in ("stdin", "stdout", "stderr"):
         setattr(sys, f"__{name}__", getattr(sys, name))
 
@@ -215,8 +226,9 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, pid1: bool) -> 
             os.execvpe(argv[0], argv, env)
         module = _entries[req["module"]]
         function = getattr(module, req["function"])
-        os.environ.clear()
-        os.environ.update(env)
+        if env != os.environ:  # usually equal: then no putenv/unsetenv per variable
+            os.environ.clear()
+            os.environ.update(env)
         _fresh_stdio()
         os.close(err_w)
         err_w = -1
@@ -619,7 +631,8 @@ def main(argv: list[str]) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
     pid1 = os.getpid() == 1
-    global _initial_keys, _initial_cwd
+    global _initial_keys, _initial_cwd, _STDIO
+    _STDIO = _make_stdio()
     _initial_keys = _proc_lines("/proc/keys")
     _initial_cwd = os.getcwd()
     send_frame(
