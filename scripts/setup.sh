@@ -59,7 +59,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 # The integrations (torch, transformers, TRL, veRL) are large: several GB on the first run.
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench]"
 
 # Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
 # network so that verification never needs it.

