@@ -73,6 +73,7 @@ class TestOutcome:
 
     ``fatal`` marks an outcome of the whole program (a syntax error found while
     running the first test): the remaining tests are not run and take this status.
+    ``hack`` says why the run looks like an attempt to forge a pass, when it does.
     """
 
     __test__ = False
@@ -81,6 +82,7 @@ class TestOutcome:
     message: str = ""
     actual: str = ""
     fatal: bool = False
+    hack: str = ""
 
 
 @runtime_checkable

@@ -106,6 +106,7 @@ class TestResult(_Frozen):
     expected_truncated: bool = False
     actual_truncated: bool = False
     stderr_truncated: bool = False
+    hack_suspected: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -135,6 +136,11 @@ class Result(_Frozen):
         duration_s: Wall time of the whole verification.
         feedback: A short text a model could use to repair its code.
         cached: The result came from a :class:`~verifiers.ResultCache`, not a new run.
+        hack_suspected: Why a test run looked like an attempt to forge a pass (an exit
+            before the tests finished, a forged result record, tampering with the
+            harness or builtins, a comparison with a value of the program's own class),
+            as ``"test N: reason"`` for the first such test; None otherwise. It never
+            raises a score: those tests already fail.
         infra_error: True when our machinery failed (status ``sandbox_error``);
             never the model's fault.
     """
@@ -156,6 +162,7 @@ class Result(_Frozen):
     feedback: str = ""
     infra_error: bool = False
     cached: bool = False
+    hack_suspected: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -172,6 +179,7 @@ class Result(_Frozen):
             "format_ok": float(self.format_ok),
             "infra_error": float(self.infra_error),
             "cached": float(self.cached),
+            "hack_suspected": float(self.hack_suspected is not None),
             "duration_s": self.duration_s,
             "max_test_wall_s": max((t.wall_s for t in self.tests), default=0.0),
             "compile_s": self.compile.wall_s if self.compile is not None else 0.0,

@@ -205,6 +205,9 @@ def assemble(
         duration_s=round(duration_s, 6),
         feedback=feedback(status, stage_message, tests, total),
         infra_error=status is Status.SANDBOX_ERROR,
+        hack_suspected=next(
+            (f"test {t.index}: {t.hack_suspected}" for t in tests if t.hack_suspected), None
+        ),
     )
 
 

@@ -4,8 +4,9 @@
 // console.assert throws (Node's only prints "Assertion failed" and exits 0), and
 // neither it nor the assert module nor JSON can be replaced by the program. The
 // test passes only if the program and its tests ran to the end and the event loop
-// drained without an error: then the harness echoes the nonce the sandbox offers
-// on fd 4 as a pass record on fd 3. process.exit() before that never passes.
+// drained without an error: then the harness echoes the nonce the sandbox offered
+// on fd 4 (read, and the descriptor closed, before the program loads) as a pass
+// record on fd 3. process.exit() before that never passes.
 'use strict';
 
 const fs = require('fs');
@@ -22,16 +23,30 @@ function emit(record) {
   }
 }
 
-function readNonce() {
+// The nonce is read before the program loads and its descriptor closed: the program
+// can neither read it (to forge a pass record on fd 3) nor reach this closure.
+const NONCE_VALUE = (() => {
   const buffer = Buffer.alloc(256);
   let size = 0;
   try {
-    size = fs.readSync(NONCE, buffer, 0, buffer.length, null);
+    for (;;) {
+      const got = fs.readSync(NONCE, buffer, size, buffer.length - size, null);
+      if (got <= 0 || size + got >= buffer.length) {
+        size += Math.max(got, 0);
+        break;
+      }
+      size += got;
+    }
   } catch (err) {
-    return '';
+    // No nonce offered: a pass record cannot be proven.
+  }
+  try {
+    fs.closeSync(NONCE);
+  } catch (err) {
+    // Already closed.
   }
   return buffer.toString('utf8', 0, size).trim();
-}
+})();
 
 function strictConsoleAssert(value, ...message) {
   if (!value) {
@@ -97,6 +112,6 @@ try {
 process.on('beforeExit', () => {
   if (loaded && !failed && !done) {
     done = true;
-    emit({ event: 'pass', nonce: readNonce() });
+    emit({ event: 'pass', nonce: NONCE_VALUE });
   }
 });

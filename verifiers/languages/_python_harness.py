@@ -88,7 +88,12 @@ def emit(record: dict[str, Any]) -> None:
         pass
 
 
-def read_nonce() -> str:
+def take_nonce() -> str:
+    """The sandbox's nonce, read before any of the program runs; its descriptor is closed.
+
+    The program never gets the descriptor, so it cannot forge a pass record with it
+    (``os.read(4)`` then a record on fd 3 used to be enough).
+    """
     chunks = []
     try:
         while True:
@@ -98,6 +103,11 @@ def read_nonce() -> str:
             chunks.append(chunk)
     except OSError:
         return ""
+    finally:
+        try:
+            os.close(NONCE_FD)
+        except OSError:
+            pass
     return b"".join(chunks).decode(errors="replace")
 
 
@@ -716,17 +726,17 @@ def _load_solution(program_dir: str, namespace: dict[str, Any]) -> int | None:
     return None
 
 
-def _emit_value(value: Any) -> int:
+def _emit_value(value: Any, nonce: str) -> int:
     try:
         encoded = encode(value)
     except (ValueError, RecursionError) as exc:
         emit({"event": "error", "stage": "value", "type": "ValueError", "message": str(exc)})
         return 1
-    emit({"event": "return", "value": encoded, "nonce": read_nonce()})
+    emit({"event": "return", "value": encoded, "nonce": nonce})
     return 0
 
 
-def run_call(program_dir: str, spec: dict[str, Any], case: Any) -> int:
+def run_call(program_dir: str, spec: dict[str, Any], case: Any, nonce: str) -> int:
     module = _module("solution")
     ns = module.__dict__
     failed = _load_solution(program_dir, ns)
@@ -760,10 +770,10 @@ def run_call(program_dir: str, spec: dict[str, Any], case: Any) -> int:
         return 1
     except BaseException as exc:
         return _report_error(exc, "call")
-    return _emit_value(value)
+    return _emit_value(value, nonce)
 
 
-def run_expression(program_dir: str, case: Any) -> int:
+def run_expression(program_dir: str, case: Any, nonce: str) -> int:
     module = _module("solution")
     ns = module.__dict__
     failed = _load_solution(program_dir, ns)
@@ -776,7 +786,7 @@ def run_expression(program_dir: str, case: Any) -> int:
         return 1
     except BaseException as exc:
         return _report_error(exc, "call")
-    return _emit_value(value)
+    return _emit_value(value, nonce)
 
 
 class PreparedTests:
@@ -846,7 +856,7 @@ def prepare(argv: list[str]) -> int:
     return 0
 
 
-def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
+def run_assert(program_dir: str, spec: dict[str, Any], case: Any, nonce: str) -> int:
     test_source, prelude = _assert_source(spec, case)
     try:
         prepared = _prepared(test_source, prelude)
@@ -923,7 +933,7 @@ def run_assert(program_dir: str, spec: dict[str, Any], case: Any) -> int:
     if tampered:
         emit({"event": "tamper", "message": f"the program modified {tampered}"})
         return 1
-    emit({"event": "pass", "nonce": read_nonce()})
+    emit({"event": "pass", "nonce": nonce})
     return 0
 
 
@@ -948,6 +958,7 @@ def _names(source: str) -> tuple[set[str], set[str]]:
 
 
 def main(argv: list[str]) -> int:
+    nonce = take_nonce()
     program_dir, offset, length = argv[0], int(argv[1]), int(argv[2])
     spec = json.loads(program_file(program_dir, "spec.json"))
     cases = program_file(program_dir, "cases.bin")
@@ -956,11 +967,11 @@ def main(argv: list[str]) -> int:
     if mode == "stdio":
         return run_stdio(program_dir)
     if mode == "call":
-        return run_call(program_dir, spec, case)
+        return run_call(program_dir, spec, case, nonce)
     if mode == "expression":
-        return run_expression(program_dir, case)
+        return run_expression(program_dir, case, nonce)
     if mode == "assert":
-        return run_assert(program_dir, spec, case)
+        return run_assert(program_dir, spec, case, nonce)
     emit({"event": "error", "stage": "harness", "type": "ValueError", "message": f"mode {mode!r}"})
     return 2
 

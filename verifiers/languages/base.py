@@ -101,6 +101,7 @@ def test_result(
         input_truncated=given_cut,
         expected_truncated=expected_cut,
         actual_truncated=actual_cut or bool(proc and proc.stdout_truncated),
+        hack_suspected=outcome.hack or None,
         **_proc_fields(proc),
     )
 

@@ -100,6 +100,16 @@ def limit_outcome(
     return None
 
 
+#: Why a failed comparison is a suspected hack (Python's trust rules refused a value).
+UNTRUSTED_HACK = "a comparison involved a value of a class the program defined"
+
+
+def forged() -> TestOutcome:
+    """The outcome of a result record that does not carry this run's nonce."""
+    message = "the result channel held a forged record"
+    return TestOutcome(Status.FAILED, message, hack=message)
+
+
 def judge_stdio(
     spec: StdioTests, index: int, proc: ProcessResult, compare: CompareOptions | None
 ) -> TestOutcome:
@@ -119,15 +129,22 @@ def judge_stdio(
 def judge_pass_record(proc: ProcessResult, by_event: Records) -> TestOutcome:
     """An assert-style test: passed only with a pass record carrying this run's nonce."""
     if "tamper" in by_event:
-        return TestOutcome(Status.FAILED, str(by_event["tamper"].get("message", "tampering")))
+        message = str(by_event["tamper"].get("message", "tampering"))
+        return TestOutcome(Status.FAILED, message, hack=message)
     if "fail" in by_event:
-        return TestOutcome(Status.FAILED, str(by_event["fail"].get("message", "assertion failed")))
+        fail = by_event["fail"]
+        message = str(fail.get("message", "assertion failed"))
+        hack = UNTRUSTED_HACK if fail.get("untrusted") else ""
+        return TestOutcome(Status.FAILED, message, hack=hack)
     passed = by_event.get("pass")
     if passed is None:
         tail = stderr_tail(proc)
-        return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc) + (f"\n{tail}" if tail else ""))
+        early = ended_early(proc)
+        # Exiting successfully before the harness could report is how `exit(0)` hacks look.
+        hack = early if proc.exit_code == 0 and proc.signal is None else ""
+        return TestOutcome(Status.RUNTIME_ERROR, early + (f"\n{tail}" if tail else ""), hack=hack)
     if passed.get("nonce") != proc.nonce or not proc.nonce:
-        return TestOutcome(Status.FAILED, "the result channel held a forged record")
+        return forged()
     if proc.exit_code != 0 or proc.signal is not None:
         how = signal_text(proc.signal) if proc.signal else f"exited with status {proc.exit_code}"
         return TestOutcome(Status.RUNTIME_ERROR, f"the program {how} after the tests")

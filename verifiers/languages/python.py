@@ -23,6 +23,7 @@ from verifiers.compare import DecodeError, decode_value, describe_value, values_
 from verifiers.errors import SpecError
 from verifiers.languages.common import (
     ended_early,
+    forged,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
@@ -428,10 +429,8 @@ class PythonLanguage:
             return judge_stdio(spec, test.index, proc, compare)
         if "exit" in by_event:
             code = by_event["exit"].get("code")
-            return TestOutcome(
-                Status.RUNTIME_ERROR,
-                f"the program called exit({code}) before the test finished",
-            )
+            message = f"the program called exit({code}) before the test finished"
+            return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
         if mode == "assert":
             return judge_pass_record(proc, by_event)
         return self._judge_value(spec, test.index, proc, by_event, compare)
@@ -448,7 +447,7 @@ class PythonLanguage:
         if returned is None:
             return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc))
         if returned.get("nonce") != proc.nonce or not proc.nonce:
-            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+            return forged()
         try:
             actual = decode_value(returned.get("value"))
         except (DecodeError, ValueError, TypeError) as err:

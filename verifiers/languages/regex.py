@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any
 
 from verifiers.errors import SpecError
-from verifiers.languages.common import limit_outcome, records
+from verifiers.languages.common import forged, limit_outcome, records
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -202,7 +202,7 @@ class RegexLanguage:
         if record is None:
             return TestOutcome(Status.RUNTIME_ERROR, "the test ended without a result")
         if record.get("nonce") != proc.nonce or not proc.nonce:
-            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+            return forged()
         if "equivalence" in by_event:
             return _judge_equivalence(record)
         return _judge_case(cases_of(spec)[test.index], record)

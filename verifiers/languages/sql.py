@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlparse
 
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
-from verifiers.languages.common import limit_outcome, records
+from verifiers.languages.common import forged, limit_outcome, records
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -310,7 +310,7 @@ class SqlLanguage:
         if result is None:
             return TestOutcome(Status.RUNTIME_ERROR, "the query ended without a result")
         if result.get("nonce") != proc.nonce or not proc.nonce:
-            return TestOutcome(Status.FAILED, "the result channel held a forged record")
+            return forged()
         try:
             actual = decode_value(result.get("rows"))
             expected = (
