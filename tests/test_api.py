@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import verifiers
-from verifiers import Limits, RuntimeUnavailableError, SpecError, Status, UnknownNameError
+from verifiers import Limits, SpecError, Status, UnknownNameError
 from verifiers.runtimes import LocalRuntime
 
 ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
@@ -133,9 +133,10 @@ def test_bad_options_are_clear_errors(runtime: LocalRuntime) -> None:
         )
 
 
-def test_unavailable_runtime_raises_with_a_hint() -> None:
-    with pytest.raises(RuntimeUnavailableError, match="apt-get install bubblewrap"):
-        verifiers.score("python", GOOD, ADD, runtime=LocalRuntime(bwrap="/nope/bwrap"))
+def test_unavailable_runtime_is_a_sandbox_error_with_a_hint() -> None:
+    r = verifiers.score("python", GOOD, ADD, runtime=LocalRuntime(bwrap="/nope/bwrap"))
+    assert r.status is Status.SANDBOX_ERROR and r.infra_error
+    assert "apt-get install bubblewrap" in r.feedback
 
 
 def test_sandbox_fault_is_an_infra_error_not_a_model_failure(runtime: LocalRuntime) -> None:

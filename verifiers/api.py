@@ -120,10 +120,9 @@ async def ascore(
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
     options = _options(policy, limits, compare, max_tests, select)
     spec = verifier.parse_tests(tests)
-    if cache is None:
-        return await on_engine(verifier.verify(completion, spec, options))
     if not isinstance(completion, str):
         raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
+    # Through the batch engine: a fault inside the SDK becomes this result's sandbox_error.
     [result] = await on_engine(run_jobs([Job(verifier, completion, spec, options)], cache=cache))
     return result
 

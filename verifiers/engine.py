@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verifiers.errors import RuntimeUnavailableError, SpecError
+from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options, spec_key
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status, TestResult
@@ -107,7 +107,7 @@ async def _guarded(job: Job) -> Result:
     started = time.perf_counter()
     try:
         return await job.verifier.verify(job.completion, job.spec, job.options)
-    except (SpecError, RuntimeUnavailableError):
+    except SpecError:
         raise
     except Exception as err:
         log.exception("verification failed inside the SDK")

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
-from verifiers.errors import SandboxError
+from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
 from verifiers.extraction import extract_code
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
@@ -125,6 +125,17 @@ def step_result(command: list[str], proc: ProcessResult) -> StepResult:
     )
 
 
+_unavailable_logged: set[tuple[str, str, str]] = set()
+
+
+def _log_unavailable(language: str, runtime: str, err: Exception) -> None:
+    """Log a missing runtime or toolchain once per kind, not once per program."""
+    key = (language, runtime, str(err))
+    if key not in _unavailable_logged:
+        _unavailable_logged.add(key)
+        log.error("cannot verify %s on %s: %s", language, runtime, err)
+
+
 class CodeVerifier:
     """A language on a runtime: scores completions (satisfies :class:`~verifiers.Verifier`).
 
@@ -177,15 +188,21 @@ class CodeVerifier:
             **options: Overrides of :class:`Options` fields.
 
         Returns:
-            The result; model failures are statuses, never exceptions.
+            The result; model failures are statuses, never exceptions. A runtime or
+            toolchain that cannot run here gives ``sandbox_error`` results saying why.
 
         Raises:
             SpecError: The tests or options are malformed.
-            RuntimeUnavailableError: The runtime cannot run on this host.
         """
+        from verifiers.engine import Job, run_jobs  # the engine builds on this module
+
         opts = self._options(options)
         spec = self.parse_tests(tests)
-        return await on_engine(self.verify(completion, spec, opts))
+        if not isinstance(completion, str):
+            raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
+        # Through the engine: a fault inside the SDK becomes this result's sandbox_error.
+        [result] = await on_engine(run_jobs([Job(self, completion, spec, opts)]))
+        return result
 
     async def verify(self, completion: str, spec: TestSpec, opts: Options) -> Result:
         """The pipeline on an already parsed spec."""
@@ -193,7 +210,7 @@ class CodeVerifier:
         lang = self.language
         policy_name, policy = resolve_policy(opts.policy)
         if not isinstance(completion, str):
-            raise TypeError(f"completion: expected a string, got {type(completion).__name__}")
+            raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
         available = len(spec)
         selected = select_tests(available, opts.max_tests, spec_key(spec))
 
@@ -224,40 +241,49 @@ class CodeVerifier:
         def every(status: Status, message: str) -> list[TestResult]:
             return [test_result(lang, spec, i, TestOutcome(status, message)) for i in selected]
 
-        found = extract_code(completion, lang.aliases, lang.parses, opts.select)
-        if found.code is None:
-            message = f"No {lang.name} code found: {found.reason}."
-            return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)
-        code = lang.prepare(found.code, spec)
-        issue = lang.check_syntax(code, spec)
-        if issue is not None:
-            message = issue.describe()
-            return finish(
-                every(Status.SYNTAX_ERROR, message),
-                Status.SYNTAX_ERROR,
-                message,
-                code,
-                found.format_ok,
-            )
-        program = lang.build_program(code, spec, selected, opts.limits)
-        last_error: SandboxError | None = None
-        for attempt in range(2):
-            try:
-                tests, stage, message, compile_step = await self._execute(program, spec, opts)
-                break
-            except SandboxError as err:
-                last_error = err
-                log.warning("sandbox fault (attempt %d): %s", attempt + 1, err)
-        else:
-            message = f"Infrastructure error (not the program's fault): {last_error}"
-            return finish(
-                every(Status.SANDBOX_ERROR, message),
-                Status.SANDBOX_ERROR,
-                message,
-                code,
-                found.format_ok,
-            )
-        return finish(tests, stage, message, code, found.format_ok, compile_step)
+        try:
+            found = extract_code(completion, lang.aliases, lang.parses, opts.select)
+            if found.code is None:
+                message = f"No {lang.name} code found: {found.reason}."
+                return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)
+            code = lang.prepare(found.code, spec)
+            issue = lang.check_syntax(code, spec)
+            if issue is not None:
+                message = issue.describe()
+                return finish(
+                    every(Status.SYNTAX_ERROR, message),
+                    Status.SYNTAX_ERROR,
+                    message,
+                    code,
+                    found.format_ok,
+                )
+            program = lang.build_program(code, spec, selected, opts.limits)
+            last_error: SandboxError | None = None
+            for attempt in range(2):
+                try:
+                    tests, stage, message, compile_step = await self._execute(program, spec, opts)
+                    break
+                except (SandboxError, OSError) as err:
+                    # OSError: the host could not start or talk to the sandbox (no room for
+                    # its work directory, no descriptors left): ours, not the program's.
+                    last_error = err if isinstance(err, SandboxError) else SandboxError(str(err))
+                    log.warning("sandbox fault (attempt %d): %s", attempt + 1, err)
+            else:
+                message = f"Infrastructure error (not the program's fault): {last_error}"
+                return finish(
+                    every(Status.SANDBOX_ERROR, message),
+                    Status.SANDBOX_ERROR,
+                    message,
+                    code,
+                    found.format_ok,
+                )
+            return finish(tests, stage, message, code, found.format_ok, compile_step)
+        except RuntimeUnavailableError as err:
+            # A missing sandbox, toolchain or grammar is our fault, never the program's:
+            # every test gets sandbox_error and the batch goes on.
+            _log_unavailable(lang.name, self.runtime.name, err)
+            message = f"Infrastructure error (not the program's fault): {err}"
+            return finish(every(Status.SANDBOX_ERROR, message), Status.SANDBOX_ERROR, message)
 
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options

@@ -182,6 +182,9 @@ class LocalRuntime:
         self.extra_ro_paths = tuple(extra_ro_paths)
         self.start_timeout_s = start_timeout_s
         self._probe: _Probe | None = None
+        self._probed_at = 0.0
+        #: Seconds before a failed availability check is tried again.
+        self.probe_retry_s = 5.0
         self._probe_lock = threading.Lock()
         self._python_paths: list[str] | None = None
         self._agent = agent_source()
@@ -213,8 +216,16 @@ class LocalRuntime:
 
     def _ensure_probe(self) -> _Probe:
         with self._probe_lock:
-            if self._probe is None:
+            # A working sandbox is probed once; a broken one again after a pause, so that
+            # verification resumes by itself once the fault is fixed.
+            stale = (
+                self._probe is not None
+                and not self._probe.ok
+                and time.monotonic() - self._probed_at >= self.probe_retry_s
+            )
+            if self._probe is None or stale:
                 self._probe = self._run_probe()
+                self._probed_at = time.monotonic()
             return self._probe
 
     def _run_probe(self) -> _Probe:
