@@ -198,9 +198,28 @@ def excerpt(text: str, limit: int = 2000) -> tuple[str, bool]:
 
     Returns the excerpt and whether anything was cut.
     """
-    if len(text) <= limit:
-        return text, False
-    head = limit * 2 // 3
-    tail = limit - head
-    dropped = len(text) - head - tail
-    return f"{text[:head]}\n…[{dropped} characters omitted]…\n{text[-tail:]}", True
+    if len(text) > limit:
+        head = limit * 2 // 3
+        tail = limit - head
+        dropped = len(text) - head - tail
+        return clean_text(f"{text[:head]}\n…[{dropped} characters omitted]…\n{text[-tail:]}"), True
+    return clean_text(text), False
+
+
+def clean_text(text: str) -> str:
+    r"""``text`` as valid Unicode: bytes a program wrote that are not UTF-8 become ``\xff``.
+
+    Output is decoded with ``surrogateescape`` so that comparisons see the real bytes; a
+    result must still serialise to JSON (training logs, result files), which lone
+    surrogates would break.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # surrogates that are not escaped bytes
+        raw = text.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")

@@ -6,7 +6,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from verifiers.errors import SpecError
-from verifiers.results import Result, Status, StepResult, TestResult, excerpt, overall_status
+from verifiers.results import (
+    Result,
+    Status,
+    StepResult,
+    TestResult,
+    clean_text,
+    excerpt,
+    overall_status,
+)
 
 
 @dataclass(frozen=True)
@@ -198,12 +206,12 @@ def assemble(
         tests=list(tests),
         compile=compile_step,
         format_ok=format_ok,
-        code=code,
+        code=clean_text(code) if code is not None else None,
         language=language,
         runtime=runtime,
         policy=policy_name,
         duration_s=round(duration_s, 6),
-        feedback=feedback(status, stage_message, tests, total),
+        feedback=clean_text(feedback(status, stage_message, tests, total)),
         infra_error=status is Status.SANDBOX_ERROR,
         hack_suspected=next(
             (f"test {t.index}: {t.hack_suspected}" for t in tests if t.hack_suspected), None

@@ -1,0 +1,554 @@
+"""The hostile-program battery: attacks on the sandbox and the host, in every language.
+
+Each :class:`Hostile` program is a stdin/stdout program that prints ``PWNED`` when its
+attack worked and something else when it did not; its test expects ``PWNED``, so a pass
+means an escape. Some attacks have no such witness inside the sandbox (a daemon meant to
+outlive its test, writes aimed at host paths); those print ``ok`` and the host-side checks
+of the test suite decide (no process left, no file on the host).
+
+Programs use placeholders the test suite fills in: ``@@PORT@@`` (a listener on the host's
+127.0.0.1), ``@@HOST_PID@@`` (a host process), ``@@ENV@@`` (an environment variable set in
+the parent), ``@@HOME_FILE@@`` and ``@@CWD_FILE@@`` (canary files in the parent's home and
+working directory), ``@@HOST_FILE@@`` and ``@@HOST_DIR@@`` (a canary file and a directory
+under the host's /tmp), ``@@HOME@@`` (the parent's home).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from verifiers.limits import Limits
+from verifiers.results import Status
+
+#: Every attack, in the order of the security issue.
+HOSTILE_KINDS = (
+    "fork_bomb",
+    "heap_bomb",
+    "stack_bomb",
+    "disk_fill",
+    "stdout_flood",
+    "stderr_flood",
+    "stdin_forever",
+    "ignore_sigterm",
+    "sleep",
+    "daemon",
+    "signal_others",
+    "network_local",
+    "network_outside",
+    "secret_env",
+    "secret_files",
+    "proc_environ",
+    "etc_shadow",
+    "write_outside",
+    "symlink",
+    "close_stdout",
+    "binary_output",
+    "deep_recursion",
+)
+
+PWNED = {"inputs": [""], "outputs": ["PWNED\n"]}
+OK = {"inputs": [""], "outputs": ["ok\n"]}
+_QUICK = Limits(timeout_s=2, memory_mb=256, disk_mb=64)
+_NET = Limits(timeout_s=6, memory_mb=256)
+_FLOOD = Limits(timeout_s=5, memory_mb=256, max_output_bytes=1 << 20)
+_BOMB = Limits(timeout_s=3, memory_mb=256, max_processes=32)
+
+#: Verdicts each attack may get (a pass only where the program is innocent by design).
+EXPECTED: dict[str, frozenset[Status]] = {
+    "fork_bomb": frozenset({Status.RUNTIME_ERROR, Status.TIMEOUT, Status.MEMORY_LIMIT}),
+    "heap_bomb": frozenset({Status.MEMORY_LIMIT}),
+    "stack_bomb": frozenset({Status.RUNTIME_ERROR, Status.MEMORY_LIMIT}),
+    "disk_fill": frozenset({Status.FAILED, Status.RUNTIME_ERROR, Status.OUTPUT_LIMIT}),
+    "stdout_flood": frozenset({Status.OUTPUT_LIMIT}),
+    "stderr_flood": frozenset({Status.OUTPUT_LIMIT}),
+    "stdin_forever": frozenset({Status.TIMEOUT}),
+    "ignore_sigterm": frozenset({Status.TIMEOUT}),
+    "sleep": frozenset({Status.TIMEOUT}),
+    "daemon": frozenset({Status.PASSED}),
+    "signal_others": frozenset({Status.FAILED}),
+    "network_local": frozenset({Status.FAILED}),
+    "network_outside": frozenset({Status.FAILED}),
+    "secret_env": frozenset({Status.FAILED}),
+    "secret_files": frozenset({Status.FAILED}),
+    "proc_environ": frozenset({Status.FAILED}),
+    "etc_shadow": frozenset({Status.FAILED}),
+    "write_outside": frozenset({Status.PASSED}),
+    "symlink": frozenset({Status.FAILED}),
+    "close_stdout": frozenset({Status.PASSED}),
+    "binary_output": frozenset({Status.FAILED}),
+    "deep_recursion": frozenset({Status.RUNTIME_ERROR, Status.MEMORY_LIMIT}),
+}
+
+#: Host paths the write attacks aim at; none may exist on the host afterwards.
+WRITE_TARGETS = (
+    "@@HOST_DIR@@/pwned",
+    "@@HOME@@/verifiers-pwned",
+    "/etc/verifiers-pwned",
+    "/usr/verifiers-pwned",
+    "/opt/verifiers-pwned",
+)
+_SECRET_FILES = ("@@HOME_FILE@@", "@@CWD_FILE@@", "@@HOST_FILE@@")
+_LINK_TARGETS = ("/etc/shadow", "@@HOST_FILE@@", "@@HOME_FILE@@", "/proc/1/root/etc/shadow")
+_DAEMON = "sleep 30; echo x > /tmp/daemon-was-here"
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """One attack in one language."""
+
+    kind: str
+    language: str
+    code: str
+    tests: dict[str, list[str]] = field(default_factory=lambda: dict(PWNED))
+    limits: Limits = _QUICK
+
+    @property
+    def expected(self) -> frozenset[Status]:
+        """The verdicts this attack may get."""
+        return EXPECTED[self.kind]
+
+
+def _strings(items: tuple[str, ...], quote: str = '"') -> str:
+    return ", ".join(f"{quote}{item}{quote}" for item in items)
+
+
+def _limits(kind: str) -> Limits:
+    if kind in ("stdout_flood", "stderr_flood"):
+        return _FLOOD
+    if kind == "fork_bomb":
+        return _BOMB
+    if kind in ("network_local", "network_outside"):
+        return _NET
+    return _QUICK
+
+
+def _battery(language: str, programs: dict[str, str]) -> list[Hostile]:
+    missing = set(HOSTILE_KINDS) - set(programs)
+    assert not missing, f"{language} lacks {sorted(missing)}"
+    out = []
+    for kind in HOSTILE_KINDS:
+        tests = dict(OK) if EXPECTED[kind] == {Status.PASSED} else dict(PWNED)
+        out.append(Hostile(kind, language, programs[kind], tests, _limits(kind)))
+    return out
+
+
+# --- Python ----------------------------------------------------------------------------------
+
+_PY_VERDICT = 'print("PWNED" if hit else "contained")\n'
+_PY_CONNECT = (
+    "import socket\nhit = False\ntry:\n"
+    "    socket.create_connection(({addr}), timeout=2).close()\n    hit = True\n"
+    "except OSError:\n    pass\n" + _PY_VERDICT
+)
+_PY_READS = (
+    "hit = False\nfor path in (PATHS,):\n    try:\n        open(path, 'rb').read()\n"
+    "        hit = True\n    except OSError:\n        pass\n" + _PY_VERDICT
+)
+
+PYTHON_HOSTILE = _battery(
+    "python",
+    {
+        "fork_bomb": "import os\nwhile True:\n    os.fork()",
+        "heap_bomb": "keep = []\nwhile True:\n    keep.append(b'x' * 10 ** 7)",
+        "stack_bomb": (
+            "import sys\nsys.setrecursionlimit(10 ** 8)\n"
+            "def f(n):\n    pad = [n] * 4096\n    return f(n + 1) + pad[0]\nf(0)"
+        ),
+        "disk_fill": (
+            "chunk = b'x' * (1 << 20)\nn = 0\nfor path in ('/sandbox/fill', '/tmp/fill'):\n"
+            "    try:\n        with open(path, 'wb') as f:\n            for _ in range(100000):\n"
+            "                f.write(chunk)\n                n += 1\n    except OSError:\n"
+            "        pass\nhit = n >= 4096\n" + _PY_VERDICT
+        ),
+        "stdout_flood": "while True:\n    print('x' * 10000)",
+        "stderr_flood": "import sys\nwhile True:\n    sys.stderr.write('x' * 10000)",
+        "stdin_forever": "import sys\nwhile True:\n    sys.stdin.read()",
+        "ignore_sigterm": (
+            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass"
+        ),
+        "sleep": "import time\ntime.sleep(600)",
+        "daemon": (
+            "import subprocess\n"
+            f"subprocess.Popen(['sh', '-c', '{_DAEMON}'], start_new_session=True,\n"
+            "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nprint('ok')"
+        ),
+        "signal_others": (
+            "import os, signal\nhit = False\ntry:\n    os.kill(@@HOST_PID@@, signal.SIGKILL)\n"
+            "    hit = True\nexcept OSError:\n    pass\ntry:\n    os.kill(-1, signal.SIGKILL)\n"
+            "except OSError:\n    pass\n" + _PY_VERDICT
+        ),
+        "network_local": _PY_CONNECT.format(addr="'127.0.0.1', @@PORT@@"),
+        "network_outside": _PY_CONNECT.format(addr="'1.1.1.1', 80"),
+        "secret_env": "import os\nhit = '@@ENV@@' in os.environ\n" + _PY_VERDICT,
+        "secret_files": _PY_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "proc_environ": (
+            "import os\nhit = False\nfor pid in ['1', 'self'] + os.listdir('/proc'):\n"
+            "    try:\n        data = open(f'/proc/{pid}/environ', 'rb').read()\n"
+            "        hit = hit or b'@@ENV@@' in data\n"
+            "    except OSError:\n        pass\n" + _PY_VERDICT
+        ),
+        "etc_shadow": _PY_READS.replace("PATHS", "'/etc/shadow'"),
+        "write_outside": (
+            f"import os\nfor path in ({_strings(WRITE_TARGETS)}):\n    try:\n"
+            "        os.makedirs(os.path.dirname(path), exist_ok=True)\n"
+            "        open(path, 'w').write('x')\n    except OSError:\n        pass\nprint('ok')"
+        ),
+        "symlink": (
+            f"import os\nhit = False\nfor n, target in enumerate(({_strings(_LINK_TARGETS)})):\n"
+            "    link = f'/sandbox/link{n}'\n    try:\n        os.symlink(target, link)\n"
+            "        open(link, 'rb').read()\n        hit = True\n    except OSError:\n"
+            "        pass\n" + _PY_VERDICT
+        ),
+        "close_stdout": "import os, time\nprint('ok', flush=True)\nos.close(1)\ntime.sleep(0.1)",
+        "binary_output": "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x00\\x80\\xc3(')",
+        "deep_recursion": "def f(n):\n    return f(n + 1) + 1\nf(0)",
+    },
+)
+
+
+# --- JavaScript ------------------------------------------------------------------------------
+
+_JS_VERDICT = "console.log(hit ? 'PWNED' : 'contained');\n"
+_JS_CONNECT = (
+    "const net = require('net');\nconst s = net.connect({{ host: '{host}', port: {port} }});\n"
+    "s.setTimeout(2000);\ns.on('connect', () => {{ console.log('PWNED'); s.destroy(); }});\n"
+    "s.on('error', () => console.log('contained'));\n"
+    "s.on('timeout', () => {{ console.log('contained'); s.destroy(); }});\n"
+)
+_JS_READS = (
+    "const fs = require('fs');\nlet hit = false;\nfor (const p of [PATHS]) {\n"
+    "  try { fs.readFileSync(p); hit = true; } catch (e) {}\n}\n" + _JS_VERDICT
+)
+
+JAVASCRIPT_HOSTILE = _battery(
+    "javascript",
+    {
+        "fork_bomb": (
+            "const cp = require('child_process');\n"
+            "for (;;) cp.execFileSync('sh', ['-c', 'sleep 100 &'], { stdio: 'ignore' });"
+        ),
+        "heap_bomb": "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));",
+        "stack_bomb": (
+            "function f(n, ...pad) { return f(n + 1, ...new Array(1000).fill(n)) + 1; }\nf(0);"
+        ),
+        "disk_fill": (
+            "const fs = require('fs');\nconst chunk = Buffer.alloc(1 << 20, 120);\nlet n = 0;\n"
+            "for (const p of ['/sandbox/fill', '/tmp/fill']) {\n  try {\n"
+            "    const fd = fs.openSync(p, 'w');\n"
+            "    for (let i = 0; i < 100000; i++) { fs.writeSync(fd, chunk); n++; }\n"
+            "  } catch (e) {}\n}\nconst hit = n >= 4096;\n" + _JS_VERDICT
+        ),
+        "stdout_flood": (
+            "const fs = require('fs');\nconst s = 'x'.repeat(10000);\n"
+            "while (true) fs.writeSync(1, s);"
+        ),
+        "stderr_flood": (
+            "const fs = require('fs');\nconst s = 'x'.repeat(10000);\n"
+            "while (true) fs.writeSync(2, s);"
+        ),
+        "stdin_forever": (
+            "const fs = require('fs');\nconst b = Buffer.alloc(4096);\n"
+            "for (;;) { try { fs.readSync(0, b, 0, 4096, null); } catch (e) {} }"
+        ),
+        "ignore_sigterm": "process.on('SIGTERM', () => {});\nfor (;;) {}",
+        "sleep": "setTimeout(() => {}, 600000);",
+        "daemon": (
+            f"require('child_process').spawn('sh', ['-c', '{_DAEMON}'],\n"
+            "  { detached: true, stdio: 'ignore' }).unref();\nconsole.log('ok');"
+        ),
+        "signal_others": (
+            "let hit = false;\ntry { process.kill(@@HOST_PID@@, 'SIGKILL'); hit = true; } "
+            "catch (e) {}\ntry { process.kill(-1, 'SIGKILL'); } catch (e) {}\n" + _JS_VERDICT
+        ),
+        "network_local": _JS_CONNECT.format(host="127.0.0.1", port="@@PORT@@"),
+        "network_outside": _JS_CONNECT.format(host="1.1.1.1", port="80"),
+        "secret_env": "const hit = process.env['@@ENV@@'] !== undefined;\n" + _JS_VERDICT,
+        "secret_files": _JS_READS.replace("PATHS", _strings(_SECRET_FILES, "'")),
+        "proc_environ": (
+            "const fs = require('fs');\nlet hit = false;\n"
+            "for (const pid of ['1', 'self', ...fs.readdirSync('/proc')]) {\n"
+            "  try { hit = hit || fs.readFileSync(`/proc/${pid}/environ`).includes('@@ENV@@'); }"
+            " catch (e) {}\n}\n" + _JS_VERDICT
+        ),
+        "etc_shadow": _JS_READS.replace("PATHS", "'/etc/shadow'"),
+        "write_outside": (
+            "const fs = require('fs');\nconst path = require('path');\n"
+            f"for (const p of [{_strings(WRITE_TARGETS, chr(39))}]) {{\n"
+            "  try { fs.mkdirSync(path.dirname(p), { recursive: true }); "
+            "fs.writeFileSync(p, 'x'); } catch (e) {}\n}\nconsole.log('ok');"
+        ),
+        "symlink": (
+            "const fs = require('fs');\nlet hit = false;\n"
+            f"[{_strings(_LINK_TARGETS, chr(39))}].forEach((t, n) => {{\n"
+            "  try { fs.symlinkSync(t, `/sandbox/link${n}`); "
+            "fs.readFileSync(`/sandbox/link${n}`); hit = true; } catch (e) {}\n});\n" + _JS_VERDICT
+        ),
+        "close_stdout": (
+            "const fs = require('fs');\nfs.writeSync(1, 'ok\\n');\nfs.closeSync(1);\n"
+            "setTimeout(() => {}, 100);"
+        ),
+        "binary_output": "process.stdout.write(Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]));",
+        "deep_recursion": "function f(n) { return f(n + 1) + 1; }\nf(0);",
+    },
+)
+
+
+# --- Go --------------------------------------------------------------------------------------
+
+_GO_VERDICT = (
+    '    if hit {\n        fmt.Println("PWNED")\n    } else {\n'
+    '        fmt.Println("contained")\n    }\n}\n'
+)
+
+
+def _go(imports: tuple[str, ...], body: str) -> str:
+    block = "\n".join(f'    "{i}"' for i in imports)
+    return f"package main\n\nimport (\n{block}\n)\n\n{body}"
+
+
+_GO_CONNECT = _go(
+    ("fmt", "net", "time"),
+    'func main() {\n    hit := false\n    if c, err := net.DialTimeout("tcp", "{addr}", '
+    "2*time.Second); err == nil {\n        c.Close()\n        hit = true\n    }\n" + _GO_VERDICT,
+)
+_GO_READS = _go(
+    ("fmt", "os"),
+    "func main() {\n    hit := false\n    for _, p := range []string{PATHS} {\n"
+    "        if _, err := os.ReadFile(p); err == nil {\n            hit = true\n        }\n"
+    "    }\n" + _GO_VERDICT,
+)
+
+GO_HOSTILE = _battery(
+    "go",
+    {
+        "fork_bomb": _go(
+            ("os/exec",),
+            'func main() {\n    for {\n        if err := exec.Command("sleep", "100").Start(); '
+            "err != nil {\n            panic(err)\n        }\n    }\n}\n",
+        ),
+        "heap_bomb": (
+            "package main\n\nfunc main() {\n    var keep [][]byte\n    for {\n"
+            "        keep = append(keep, make([]byte, 1<<20))\n        keep[len(keep)-1][0] = 1\n"
+            "    }\n}\n"
+        ),
+        "stack_bomb": (
+            "package main\n\nfunc f(n int) int {\n    var pad [4096]byte\n    pad[n%4096] = 1\n"
+            "    return f(n+1) + int(pad[0])\n}\n\nfunc main() {\n    println(f(0))\n}\n"
+        ),
+        "disk_fill": _go(
+            ("fmt", "os"),
+            "func main() {\n    chunk := make([]byte, 1<<20)\n    n := 0\n"
+            '    for _, path := range []string{"/sandbox/fill", "/tmp/fill"} {\n'
+            "        f, err := os.Create(path)\n        if err != nil {\n            continue\n"
+            "        }\n        for i := 0; i < 100000; i++ {\n"
+            "            if _, err := f.Write(chunk); err != nil {\n                break\n"
+            "            }\n            n++\n        }\n        f.Close()\n    }\n"
+            "    hit := n >= 4096\n" + _GO_VERDICT,
+        ),
+        "stdout_flood": _go(
+            ("os", "strings"),
+            'func main() {\n    s := []byte(strings.Repeat("x", 10000))\n    for {\n'
+            "        if _, err := os.Stdout.Write(s); err != nil {\n            return\n"
+            "        }\n    }\n}\n",
+        ),
+        "stderr_flood": _go(
+            ("os", "strings"),
+            'func main() {\n    s := []byte(strings.Repeat("x", 10000))\n    for {\n'
+            "        if _, err := os.Stderr.Write(s); err != nil {\n            return\n"
+            "        }\n    }\n}\n",
+        ),
+        "stdin_forever": _go(
+            ("os",),
+            "func main() {\n    buf := make([]byte, 4096)\n    for {\n"
+            "        os.Stdin.Read(buf)\n    }\n}\n",
+        ),
+        "ignore_sigterm": _go(
+            ("os/signal", "syscall"),
+            "func main() {\n    signal.Ignore(syscall.SIGTERM)\n    for {\n    }\n}\n",
+        ),
+        "sleep": _go(("time",), "func main() {\n    time.Sleep(600 * time.Second)\n}\n"),
+        "daemon": _go(
+            ("fmt", "os/exec", "syscall"),
+            f'func main() {{\n    cmd := exec.Command("sh", "-c", "{_DAEMON}")\n'
+            "    cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}\n    cmd.Start()\n"
+            '    fmt.Println("ok")\n}\n',
+        ),
+        "signal_others": _go(
+            ("fmt", "syscall"),
+            "func main() {\n    hit := syscall.Kill(@@HOST_PID@@, syscall.SIGKILL) == nil\n"
+            "    syscall.Kill(-1, syscall.SIGKILL)\n" + _GO_VERDICT,
+        ),
+        "network_local": _GO_CONNECT.replace("{addr}", "127.0.0.1:@@PORT@@"),
+        "network_outside": _GO_CONNECT.replace("{addr}", "1.1.1.1:80"),
+        "secret_env": _go(
+            ("fmt", "os"),
+            'func main() {\n    _, hit := os.LookupEnv("@@ENV@@")\n' + _GO_VERDICT,
+        ),
+        "secret_files": _GO_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "proc_environ": _go(
+            ("fmt", "os", "strings"),
+            "func main() {\n    hit := false\n"
+            '    paths := []string{"/proc/1/environ", "/proc/self/environ"}\n'
+            '    entries, _ := os.ReadDir("/proc")\n    for _, e := range entries {\n'
+            '        paths = append(paths, "/proc/"+e.Name()+"/environ")\n    }\n'
+            "    for _, p := range paths {\n"
+            "        if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "
+            '"@@ENV@@") {\n            hit = true\n        }\n    }\n' + _GO_VERDICT,
+        ),
+        "etc_shadow": _GO_READS.replace("PATHS", '"/etc/shadow"'),
+        "write_outside": _go(
+            ("fmt", "os", "path/filepath"),
+            f"func main() {{\n    for _, p := range []string{{{_strings(WRITE_TARGETS)}}} {{\n"
+            "        os.MkdirAll(filepath.Dir(p), 0o755)\n"
+            '        os.WriteFile(p, []byte("x"), 0o644)\n    }\n    fmt.Println("ok")\n}\n',
+        ),
+        "symlink": _go(
+            ("fmt", "os"),
+            f"func main() {{\n    hit := false\n    for i, t := range []string{{"
+            f"{_strings(_LINK_TARGETS)}}} {{\n"
+            '        link := fmt.Sprintf("/sandbox/link%d", i)\n        os.Symlink(t, link)\n'
+            "        if _, err := os.ReadFile(link); err == nil {\n            hit = true\n"
+            "        }\n    }\n" + _GO_VERDICT,
+        ),
+        "close_stdout": _go(
+            ("fmt", "os", "time"),
+            'func main() {\n    fmt.Println("ok")\n    os.Stdout.Close()\n'
+            "    time.Sleep(100 * time.Millisecond)\n}\n",
+        ),
+        "binary_output": _go(
+            ("os",),
+            "func main() {\n    os.Stdout.Write([]byte{0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28})\n}\n",
+        ),
+        "deep_recursion": (
+            "package main\n\nfunc f(n int) int {\n    return f(n+1) + 1\n}\n\n"
+            "func main() {\n    println(f(0))\n}\n"
+        ),
+    },
+)
+
+
+# --- Rust ------------------------------------------------------------------------------------
+
+_RS_VERDICT = '    println!("{}", if hit { "PWNED" } else { "contained" });\n}\n'
+_RS_CONNECT = (
+    'fn main() {\n    let addr: std::net::SocketAddr = "{addr}".parse().unwrap();\n'
+    "    let hit = std::net::TcpStream::connect_timeout(&addr, "
+    "std::time::Duration::from_secs(2)).is_ok();\n" + _RS_VERDICT
+)
+_RS_READS = (
+    "fn main() {\n    let mut hit = false;\n    for p in [PATHS] {\n"
+    "        hit = hit || std::fs::read(p).is_ok();\n    }\n" + _RS_VERDICT
+)
+_RS_LIBC = (
+    'extern "C" {\n    fn kill(pid: i32, sig: i32) -> i32;\n'
+    "    fn signal(sig: i32, handler: usize) -> usize;\n    fn close(fd: i32) -> i32;\n}\n\n"
+)
+
+RUST_HOSTILE = _battery(
+    "rust",
+    {
+        "fork_bomb": (
+            'fn main() {\n    loop {\n        std::process::Command::new("sleep").arg("100")'
+            ".spawn().unwrap();\n    }\n}\n"
+        ),
+        "heap_bomb": (
+            "fn main() {\n    let mut keep: Vec<Vec<u8>> = Vec::new();\n"
+            "    loop {\n        keep.push(vec![1u8; 1 << 20]);\n    }\n}\n"
+        ),
+        "stack_bomb": (
+            "fn f(n: u64) -> u64 {\n    let pad = std::hint::black_box([n as u8; 4096]);\n"
+            "    if n == u64::MAX {\n        return 0;\n    }\n"
+            "    f(n + 1) + pad[(n % 4096) as usize] as u64\n}\n\n"
+            'fn main() {\n    println!("{}", f(0));\n}\n'
+        ),
+        "disk_fill": (
+            "use std::io::Write;\n\nfn main() {\n    let chunk = vec![b'x'; 1 << 20];\n"
+            '    let mut n = 0;\n    for path in ["/sandbox/fill", "/tmp/fill"] {\n'
+            "        if let Ok(mut f) = std::fs::File::create(path) {\n"
+            "            for _ in 0..100000 {\n"
+            "                if f.write_all(&chunk).is_err() {\n                    break;\n"
+            "                }\n                n += 1;\n            }\n        }\n    }\n"
+            "    let hit = n >= 4096;\n" + _RS_VERDICT
+        ),
+        "stdout_flood": (
+            'use std::io::Write;\n\nfn main() {\n    let s = "x".repeat(10000);\n'
+            "    let mut out = std::io::stdout();\n    loop {\n"
+            "        if out.write_all(s.as_bytes()).is_err() {\n            break;\n        }\n"
+            "    }\n}\n"
+        ),
+        "stderr_flood": (
+            'use std::io::Write;\n\nfn main() {\n    let s = "x".repeat(10000);\n'
+            "    let mut out = std::io::stderr();\n    loop {\n"
+            "        if out.write_all(s.as_bytes()).is_err() {\n            break;\n        }\n"
+            "    }\n}\n"
+        ),
+        "stdin_forever": (
+            "use std::io::Read;\n\nfn main() {\n    let mut b = [0u8; 4096];\n"
+            "    loop {\n        let _ = std::io::stdin().read(&mut b);\n    }\n}\n"
+        ),
+        "ignore_sigterm": _RS_LIBC
+        + "fn main() {\n    unsafe {\n        signal(15, 1);\n    }\n    loop {}\n}\n",
+        "sleep": "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(600));\n}\n",
+        "daemon": (
+            'fn main() {\n    let _ = std::process::Command::new("setsid")\n'
+            f'        .args(["sh", "-c", "{_DAEMON}"])\n        .spawn();\n'
+            '    println!("ok");\n}\n'
+        ),
+        "signal_others": _RS_LIBC
+        + "fn main() {\n    let hit = unsafe { kill(@@HOST_PID@@, 9) } == 0;\n"
+        "    unsafe {\n        kill(-1, 9);\n    }\n" + _RS_VERDICT,
+        "network_local": _RS_CONNECT.replace("{addr}", "127.0.0.1:@@PORT@@"),
+        "network_outside": _RS_CONNECT.replace("{addr}", "1.1.1.1:80"),
+        "secret_env": (
+            'fn main() {\n    let hit = std::env::var_os("@@ENV@@").is_some();\n' + _RS_VERDICT
+        ),
+        "secret_files": _RS_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "proc_environ": (
+            'fn main() {\n    let needle = b"@@ENV@@";\n'
+            '    let mut paths = vec![String::from("/proc/1/environ"), '
+            'String::from("/proc/self/environ")];\n'
+            '    if let Ok(entries) = std::fs::read_dir("/proc") {\n'
+            "        for e in entries.flatten() {\n"
+            "            let name = e.file_name();\n"
+            '            paths.push(format!("/proc/{}/environ", name.to_string_lossy()));\n'
+            "        }\n    }\n    let mut hit = false;\n    for p in paths {\n"
+            "        if let Ok(data) = std::fs::read(&p) {\n"
+            "            hit = hit || data.windows(needle.len()).any(|w| w == needle);\n"
+            "        }\n    }\n" + _RS_VERDICT
+        ),
+        "etc_shadow": _RS_READS.replace("PATHS", '"/etc/shadow"'),
+        "write_outside": (
+            f"fn main() {{\n    for p in [{_strings(WRITE_TARGETS)}] {{\n"
+            "        if let Some(d) = std::path::Path::new(p).parent() {\n"
+            "            let _ = std::fs::create_dir_all(d);\n        }\n"
+            '        let _ = std::fs::write(p, b"x");\n    }\n    println!("ok");\n}\n'
+        ),
+        "symlink": (
+            f"fn main() {{\n    let mut hit = false;\n    for (i, t) in [{_strings(_LINK_TARGETS)}]"
+            ".iter().enumerate() {\n"
+            '        let link = format!("/sandbox/link{}", i);\n'
+            "        let _ = std::os::unix::fs::symlink(t, &link);\n"
+            "        hit = hit || std::fs::read(&link).is_ok();\n    }\n" + _RS_VERDICT
+        ),
+        "close_stdout": _RS_LIBC
+        + 'fn main() {\n    println!("ok");\n    unsafe {\n        close(1);\n    }\n'
+        "    std::thread::sleep(std::time::Duration::from_millis(100));\n}\n",
+        "binary_output": (
+            "use std::io::Write;\n\nfn main() {\n"
+            "    let _ = std::io::stdout().write_all(&[0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]);\n}\n"
+        ),
+        "deep_recursion": (
+            "fn f(n: u64) -> u64 {\n    if n == u64::MAX {\n        return 0;\n    }\n"
+            "    std::hint::black_box(f(n + 1)) + 1\n}\n\n"
+            'fn main() {\n    println!("{}", f(0));\n}\n'
+        ),
+    },
+)
+
+#: The battery of every language that runs programs of its own.
+HOSTILE: dict[str, list[Hostile]] = {
+    "python": PYTHON_HOSTILE,
+    "javascript": JAVASCRIPT_HOSTILE,
+    "go": GO_HOSTILE,
+    "rust": RUST_HOSTILE,
+}
