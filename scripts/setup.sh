@@ -45,6 +45,8 @@ command -v go >/dev/null || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/stretchr/testify ] || missing+=(golang-github-stretchr-testify-dev)
 command -v rustc >/dev/null || missing+=(rustc cargo)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
+# Kernel headers: the seccomp filter's system call numbers are checked against them.
+[ -f /usr/include/asm-generic/unistd.h ] || missing+=(linux-libc-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   apt_install "${missing[@]}"

@@ -14,6 +14,7 @@ import signal
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -73,12 +74,15 @@ def test_unwritable_work_directory_then_fixed(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(UNSAFE_ENV, "1")
     rt = LocalRuntime(isolation="none")
     monkeypatch.setattr(tempfile, "tempdir", "/etc/hostname")
-    with pytest.warns(RuntimeWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the unsafe mode's (once a process)
         broken = verifiers.score("python", GOOD, TESTS, runtime=rt)
     assert broken.status is Status.SANDBOX_ERROR
     assert "hostname" in broken.feedback
     monkeypatch.setattr(tempfile, "tempdir", None)
-    assert verifiers.score("python", GOOD, TESTS, runtime=rt).status is Status.PASSED
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert verifiers.score("python", GOOD, TESTS, runtime=rt).status is Status.PASSED
 
 
 def _sandboxes() -> list[int]:

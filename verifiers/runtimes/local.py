@@ -52,6 +52,7 @@ from verifiers.limits import MIB, Limits
 from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 from verifiers.runtimes.base import AgentConnection, agent_source
+from verifiers.runtimes.seccomp import seccomp_program
 
 log = logging.getLogger("verifiers.runtimes.local")
 
@@ -155,6 +156,8 @@ class LocalRuntime:
             discarded instead when the check fails, after ``WARM_MAX_USES`` programs,
             or when idle for ``WARM_IDLE_S`` seconds.
         max_idle: Most warm sandboxes kept idle (default: the number of CPUs).
+        seccomp: Refuse the system calls no test program needs (new namespaces, mounts,
+            keyrings, eBPF, io_uring, ptrace, ...; see :mod:`verifiers.runtimes.seccomp`).
     """
 
     name = "local"
@@ -171,6 +174,7 @@ class LocalRuntime:
         start_timeout_s: float = 30.0,
         warm: bool = True,
         max_idle: int | None = None,
+        seccomp: bool = True,
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
             raise ValueError(f"isolation: expected auto, bwrap or none, got {isolation!r}")
@@ -189,6 +193,7 @@ class LocalRuntime:
         self._python_paths: list[str] | None = None
         self._agent = agent_source()
         self.warm = warm
+        self.seccomp = seccomp
         self.max_idle = max_idle if max_idle is not None else (os.cpu_count() or 1)
         self._idle: list[tuple[float, tuple[str, int], _Session]] = []
         self._trim_handle: asyncio.TimerHandle | None = None
@@ -508,6 +513,12 @@ class LocalRuntime:
                 fds.append(fd)
                 data_fds.append((fd, dest))
             args = self._bwrap_args(program, limits, mode, data_fds)
+            if self.seccomp:
+                filter_program = seccomp_program()
+                if filter_program is not None:
+                    fd = _memfd(filter_program)
+                    fds.append(fd)
+                    args[1:1] = ["--seccomp", str(fd)]
             # bubblewrap reports the host pid of the sandbox's PID 1 on the info pipe:
             # killing it takes down the whole sandbox, whatever the agent became.
             info_r, info_w = os.pipe()

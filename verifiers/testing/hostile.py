@@ -44,6 +44,7 @@ HOSTILE_KINDS = (
     "close_stdout",
     "binary_output",
     "deep_recursion",
+    "new_namespace",
 )
 
 PWNED = {"inputs": [""], "outputs": ["PWNED\n"]}
@@ -77,6 +78,7 @@ EXPECTED: dict[str, frozenset[Status]] = {
     "close_stdout": frozenset({Status.PASSED}),
     "binary_output": frozenset({Status.FAILED}),
     "deep_recursion": frozenset({Status.RUNTIME_ERROR, Status.MEMORY_LIMIT}),
+    "new_namespace": frozenset({Status.FAILED}),
 }
 
 #: Host paths the write attacks aim at; none may exist on the host afterwards.
@@ -202,6 +204,10 @@ PYTHON_HOSTILE = _battery(
         "close_stdout": "import os, time\nprint('ok', flush=True)\nos.close(1)\ntime.sleep(0.1)",
         "binary_output": "import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\x00\\x80\\xc3(')",
         "deep_recursion": "def f(n):\n    return f(n + 1) + 1\nf(0)",
+        "new_namespace": (
+            "import subprocess\nhit = subprocess.run(['unshare', '-Ur', 'true'],\n"
+            "                     capture_output=True).returncode == 0\n" + _PY_VERDICT
+        ),
     },
 )
 
@@ -289,6 +295,10 @@ JAVASCRIPT_HOSTILE = _battery(
         ),
         "binary_output": "process.stdout.write(Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28]));",
         "deep_recursion": "function f(n) { return f(n + 1) + 1; }\nf(0);",
+        "new_namespace": (
+            "let hit = false;\ntry {\n  require('child_process').execFileSync('unshare', "
+            "['-Ur', 'true'], { stdio: 'ignore' });\n  hit = true;\n} catch (e) {}\n" + _JS_VERDICT
+        ),
     },
 )
 
@@ -423,6 +433,12 @@ GO_HOSTILE = _battery(
             "package main\n\nfunc f(n int) int {\n    return f(n+1) + 1\n}\n\n"
             "func main() {\n    println(f(0))\n}\n"
         ),
+        "new_namespace": _go(
+            ("fmt", "runtime", "syscall"),
+            "func main() {\n    runtime.LockOSThread()\n"
+            "    hit := syscall.Unshare(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNS) == nil\n"
+            + _GO_VERDICT,
+        ),
     },
 )
 
@@ -541,6 +557,10 @@ RUST_HOSTILE = _battery(
             "fn f(n: u64) -> u64 {\n    if n == u64::MAX {\n        return 0;\n    }\n"
             "    std::hint::black_box(f(n + 1)) + 1\n}\n\n"
             'fn main() {\n    println!("{}", f(0));\n}\n'
+        ),
+        "new_namespace": (
+            'extern "C" {\n    fn unshare(flags: i32) -> i32;\n}\n\n'
+            "fn main() {\n    let hit = unsafe { unshare(0x10000000) } == 0;\n" + _RS_VERDICT
         ),
     },
 )
