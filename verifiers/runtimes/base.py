@@ -227,6 +227,11 @@ class AgentConnection:
                 signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)
             os.close(self.sandbox_pidfd)
             self.sandbox_pidfd = None
+            # bubblewrap reaps its child and exits by itself. Killed at the same moment, it
+            # would leave the sandbox's PID 1 a zombie for the host's init to collect (one
+            # per sandbox, forever, in a container whose init does not reap).
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(self.proc.wait()), 2)
         if self.proc.returncode is None:
             if self.process_group is not None:
                 # The group leader is our unreaped child, so the group id cannot have

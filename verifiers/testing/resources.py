@@ -1,0 +1,100 @@
+"""What a verification run holds on the host: descriptors, processes, temporary entries.
+
+Soak runs and the property suite compare these before and after many verifications; any
+growth is a leak.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Where the sandbox agent lives inside the sandbox (how its processes are recognised).
+AGENT = b"/opt/agent/agent.py"
+
+
+def proc_stat(pid: str) -> tuple[str, int, int] | None:
+    """(state, ppid, start time in clock ticks since boot) of a process, None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0].decode(), int(fields[1]), int(fields[19])
+
+
+def is_sandbox(pid: int) -> bool:
+    """Whether a process is a sandbox (bwrap or the agent)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return argv[0].endswith(b"bwrap") or any(AGENT in a for a in argv)
+
+
+@dataclass
+class Processes:
+    """Counts of processes (see :func:`processes`)."""
+
+    descendants: int = 0  # every process below this one
+    sandboxes: int = 0  # of those, bwrap or the agent
+    orphans: int = 0  # live sandbox processes reparented to PID 1 since the soak began
+    init_zombies: int = 0  # zombies left for PID 1 to reap since the soak began
+
+
+def processes(since_ticks: int = 0) -> Processes:
+    """Processes below this one, and sandbox processes adopted by PID 1 since ``since_ticks``."""
+    me = os.getpid()
+    children: dict[int, list[int]] = {}
+    adopted: list[tuple[int, str]] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        st = proc_stat(entry)
+        if st is None:
+            continue
+        state, ppid, started = st
+        children.setdefault(ppid, []).append(int(entry))
+        if ppid == 1 and started >= since_ticks:
+            adopted.append((int(entry), state))
+    out = Processes()
+    stack = list(children.get(me, []))
+    while stack:
+        pid = stack.pop()
+        out.descendants += 1
+        out.sandboxes += is_sandbox(pid)
+        stack += children.get(pid, [])
+    for pid, state in adopted:
+        if state == "Z":
+            out.init_zombies += 1
+        elif is_sandbox(pid):
+            out.orphans += 1
+    return out
+
+
+def tmp_entries(tmp: Path | None = None) -> int:
+    """Entries named ``verifiers*`` in the temporary directory (the system's by default)."""
+    tmp = Path(tempfile.gettempdir()) if tmp is None else tmp
+    return sum(1 for p in tmp.iterdir() if p.name.startswith("verifiers"))
+
+
+def rss_mib() -> float:
+    """Resident memory of this process, in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def open_fds() -> int:
+    """Open file descriptors of this process."""
+    return len(os.listdir("/proc/self/fd"))
+
+
+def start_ticks() -> int:
+    """When this process started, in clock ticks since boot (see :func:`processes`)."""
+    stat = proc_stat("self")
+    return stat[2] if stat is not None else 0
