@@ -159,3 +159,15 @@ def test_get_verifier_defaults(runtime: LocalRuntime) -> None:
     r = v.score("import time\ntime.sleep(5)", {"inputs": ["", ""], "outputs": ["", ""]})
     assert r.status is Status.TIMEOUT and r.policy == "partial"
     assert all(t.wall_s < 4 for t in r.tests)
+
+
+def test_verifier_options_as_dicts_are_checked(runtime: LocalRuntime) -> None:
+    # Found by the property suite: a limits dict passed to a verifier's score() reached
+    # the sandbox unconverted and every such call became a sandbox_error.
+    v = verifiers.get_verifier("python", runtime=runtime)
+    r = v.score(GOOD, ADD, limits={"timeout_s": 2}, compare={"mode": "tokens"})
+    assert r.status is Status.PASSED
+    with pytest.raises(verifiers.SpecError, match=r"limits\.timeout_s"):
+        v.score(GOOD, ADD, limits={"timeout_s": -1})
+    with pytest.raises(verifiers.SpecError, match="policy"):
+        v.score(GOOD, ADD, policy="no such policy")

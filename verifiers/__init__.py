@@ -43,6 +43,23 @@ from verifiers.specs import (
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from verifiers.difftest import adifferential, augment_tests, differential
+
+# Differential testing needs hypothesis: imported on first use, not with the package.
+_LAZY = {"differential", "adifferential", "augment_tests"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module("verifiers.difftest"), name)
+    raise AttributeError(f"module 'verifiers' has no attribute {name!r}")
+
+
 __all__ = [
     "STATUS_PRECEDENCE",
     "AssertListTests",
@@ -71,9 +88,12 @@ __all__ = [
     "Verifier",
     "VerifierError",
     "__version__",
+    "adifferential",
     "ascore",
     "ascore_batch",
+    "augment_tests",
     "close_idle_sandboxes",
+    "differential",
     "get_verifier",
     "parse_tests",
     "score",

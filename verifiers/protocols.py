@@ -74,6 +74,8 @@ class TestOutcome:
     ``fatal`` marks an outcome of the whole program (a syntax error found while
     running the first test): the remaining tests are not run and take this status.
     ``hack`` says why the run looks like an attempt to forge a pass, when it does.
+    ``returned`` holds the decoded value a value test (call, expression) got back, as a
+    one-element tuple, so that ``None`` returned is told apart from nothing returned.
     """
 
     __test__ = False
@@ -83,6 +85,7 @@ class TestOutcome:
     actual: str = ""
     fatal: bool = False
     hack: str = ""
+    returned: tuple[Any] | None = None
 
 
 @runtime_checkable

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -36,6 +37,9 @@ EXCERPT_CHARS = 600
 TEST_BATCH = 64
 #: Largest build artefact copied out of a sandbox for the build cache.
 MAX_ARTEFACT_BYTES = 256 * 1024 * 1024
+
+#: Called with a test's index and its outcome as each test is judged.
+Observer = Callable[[int, TestOutcome], None]
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,16 @@ class CodeVerifier:
         if unknown:
             raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
         merged = {**self.options.__dict__, **{k: v for k, v in overrides.items() if v is not None}}
-        return Options(**merged)
+        # Dicts become models and every value is checked, as verifiers.score does.
+        from verifiers.api import _options as validated
+
+        return validated(
+            merged["policy"],
+            merged["limits"],
+            merged["compare"],
+            merged["max_tests"],
+            merged["select"],
+        )
 
     def score(self, completion: str, tests: Any, **options: Any) -> Result:
         """Verify a completion (blocking); see :meth:`ascore`."""
@@ -204,8 +217,18 @@ class CodeVerifier:
         [result] = await on_engine(run_jobs([Job(self, completion, spec, opts)]))
         return result
 
-    async def verify(self, completion: str, spec: TestSpec, opts: Options) -> Result:
-        """The pipeline on an already parsed spec."""
+    async def verify(
+        self,
+        completion: str,
+        spec: TestSpec,
+        opts: Options,
+        observe: Observer | None = None,
+    ) -> Result:
+        """The pipeline on an already parsed spec.
+
+        ``observe`` is called with each test's index and the language's outcome for the
+        tests that ran (differential testing reads the values a reference returned).
+        """
         started = time.perf_counter()
         lang = self.language
         policy_name, policy = resolve_policy(opts.policy)
@@ -261,7 +284,9 @@ class CodeVerifier:
             last_error: SandboxError | None = None
             for attempt in range(2):
                 try:
-                    tests, stage, message, compile_step = await self._execute(program, spec, opts)
+                    tests, stage, message, compile_step = await self._execute(
+                        program, spec, opts, observe
+                    )
                     break
                 except (SandboxError, OSError) as err:
                     # OSError: the host could not start or talk to the sandbox (no room for
@@ -286,7 +311,7 @@ class CodeVerifier:
             return finish(every(Status.SANDBOX_ERROR, message), Status.SANDBOX_ERROR, message)
 
     async def _execute(
-        self, program: Program, spec: TestSpec, opts: Options
+        self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None
     ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
         limits = opts.limits
         key = program.build_key if program.build is not None else None
@@ -302,7 +327,7 @@ class CodeVerifier:
                     await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
                 cached = self.build_cache.get(key)
         try:
-            return await self._run_session(program, spec, opts, cached)
+            return await self._run_session(program, spec, opts, cached, observe)
         finally:
             if claimed and key:
                 self.build_cache.release(key)
@@ -313,6 +338,7 @@ class CodeVerifier:
         spec: TestSpec,
         opts: Options,
         cached: dict[str, bytes] | None,
+        observe: Observer | None = None,
     ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
         lang = self.language
         limits = opts.limits
@@ -370,6 +396,8 @@ class CodeVerifier:
                 pending = batch[len(procs) :] + pending
                 for test, proc in zip(batch, procs, strict=False):
                     outcome = lang.interpret(test, spec, proc, limits, compare)
+                    if observe is not None:
+                        observe(test.index, outcome)
                     results.append(test_result(lang, spec, test.index, outcome, proc))
                     if outcome.fatal:
                         done = {r.index for r in results}

@@ -492,8 +492,8 @@ class PythonLanguage:
             ok = values_equal(expected, actual, compare or spec.compare)
         shown = describe_value(actual, 2000)
         if ok:
-            return TestOutcome(Status.PASSED, actual=shown)
-        return TestOutcome(Status.FAILED, "wrong answer", shown)
+            return TestOutcome(Status.PASSED, actual=shown, returned=(actual,))
+        return TestOutcome(Status.FAILED, "wrong answer", shown, returned=(actual,))
 
 
 @functools.lru_cache(maxsize=512)
