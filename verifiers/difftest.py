@@ -56,6 +56,9 @@ from verifiers.testing.inputs import (
 
 Mode = Literal["call", "stdio"]
 
+#: Inputs in the first batch of a search (the batches then grow four-fold).
+FIRST_BATCH = 10
+
 _STAGE_FAILURES = (Status.NO_CODE, Status.SYNTAX_ERROR, Status.COMPILE_ERROR)
 
 
@@ -89,13 +92,15 @@ class DifferentialReport(_Frozen):
     Attributes:
         agree: No input was found on which the two disagree.
         counterexample: The smallest disagreeing input found (after shrinking).
-        examples: Distinct inputs both programs ran on in the search.
+        examples: Distinct inputs both programs ran on in the search (the search stops
+            after the batch in which the first disagreement was found).
         disagreements: Inputs of the search on which they disagreed (before shrinking).
         reference_rejected: Generated inputs the reference failed on (error, timeout):
             treated as outside the function's domain and not held against the candidate.
         candidate_timeout_s: The candidate's time limit per input, derived from the
             reference's measured time.
         shrink_runs: Inputs run one at a time while shrinking.
+        batches: Batches of the search (one sandbox session per program each).
         duration_s: Wall time of the whole search.
     """
 
@@ -106,6 +111,7 @@ class DifferentialReport(_Frozen):
     reference_rejected: int = 0
     candidate_timeout_s: float = 0.0
     shrink_runs: int = 0
+    batches: int = 0
     duration_s: float = 0.0
     language: str = ""
     mode: str = ""
@@ -398,7 +404,8 @@ def differential(
         mode: ``call`` or ``stdio`` (default: ``call`` when ``fn_name`` is given).
         max_examples: Inputs generated in the search.
         seed: Seed of the generation: the same seed gives the same inputs.
-        batch_size: Inputs per sandbox session in the search.
+        batch_size: The most inputs per sandbox session in the search (batches grow
+            from 10, and the search stops at the first batch with a disagreement).
         limits: Limits of the reference's runs (and the candidate's, but for its time).
         runtime: Runtime of both programs.
         compare: Output comparison options.
@@ -438,16 +445,24 @@ def differential(
     )
     drawn = _draw_inputs(strategy, max_examples, seed, chosen, pair.shown)
     verdicts: dict[str, _Verdict] = {}
-    for start in range(0, len(drawn), batch_size):
-        chunk = drawn[start : start + batch_size]
+    # Batches grow from FIRST_BATCH: hypothesis draws its simplest inputs first, and an
+    # easy bug found there ends the search early; later batches amortise the sessions.
+    start, size, batches = 0, min(FIRST_BATCH, batch_size), 0
+    while start < len(drawn):
+        chunk = drawn[start : start + size]
+        batches += 1
         for value, verdict in zip(chunk, run_sync(pair.compare(chunk)), strict=True):
             verdicts[pair.shown(value)] = verdict
+        if any(v.example is not None for v in verdicts.values()):
+            break
+        start, size = start + len(chunk), min(size * 4, batch_size)
     rejected = sum(v.rejected for v in verdicts.values())
     found = [v.example for v in verdicts.values() if v.example is not None]
     report = {
         "examples": len(verdicts) - rejected,
         "disagreements": len(found),
         "reference_rejected": rejected,
+        "batches": batches,
         "language": registry.canonical_language(language),
         "mode": chosen,
     }
