@@ -129,3 +129,29 @@ def test_warm_can_be_turned_off() -> None:
     for _ in range(2):
         assert score(ADD, ADD_TESTS, rt).status is Status.PASSED
     assert rt.warm_stats == {"started": 0, "reused": 0, "discarded": 0}
+
+
+def test_host_paths_under_tmp_do_not_spoil_the_sandbox(tmp_path: object) -> None:
+    # A virtual environment or checkout under /tmp is bound under the sandbox's own /tmp:
+    # emptying /tmp must keep its mount point, and a program's litter must still go.
+    # (Before, every reset failed on it and each program started a new sandbox.)
+    import pathlib
+
+    host = pathlib.Path(str(tmp_path)) / "tree"
+    host.mkdir()
+    (host / "data.txt").write_text("read-only host data")
+    rt = LocalRuntime(extra_ro_paths=[str(host)])
+    littered = score(LITTER, ADD_TESTS, rt)
+    assert littered.status is Status.PASSED, littered.feedback
+    seen = {
+        "test_imports": ["import os"],
+        "test_list": [
+            *CLEAN_TESTS["test_list"],
+            f"assert open({str(host / 'data.txt')!r}).read() == 'read-only host data'",
+        ],
+    }
+    for _ in range(3):
+        after = score(ADD, seen, rt)
+        assert after.status is Status.PASSED, after.feedback
+    assert rt.warm_stats == {"started": 1, "reused": 3, "discarded": 0}
+    verifiers.close_idle_sandboxes()

@@ -505,12 +505,49 @@ def _empty_dir(path: str) -> None:
     except FileNotFoundError:
         return
     for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
+        if entry.path in _protected:
+            # A host path bound under a scratch directory (a virtual environment under
+            # /tmp, say), or a directory on the way to one: the sandbox's own, kept.
+            if entry.path not in _mounts:
+                _empty_dir(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
             os.chmod(entry.path, 0o700)
             _empty_dir(entry.path)
             os.rmdir(entry.path)
         else:
             os.unlink(entry.path)
+
+
+def _has_files(path: str) -> bool:
+    """Whether ``path`` holds anything but the sandbox's own mount points."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    for name in names:
+        child = os.path.join(path, name)
+        if child not in _protected or (child not in _mounts and _has_files(child)):
+            return True
+    return False
+
+
+def _find_mounts() -> None:
+    """Record the mount points under scratch directories, and the directories leading there."""
+    for line in _proc_lines("/proc/self/mountinfo"):
+        fields = line.split()
+        if len(fields) < 5:
+            continue
+        point = fields[4].replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n")
+        for scratch in SCRATCH_DIRS:
+            if point.startswith(scratch + "/"):
+                _mounts.add(point)
+                while point != scratch:
+                    _protected.add(point)
+                    point = os.path.dirname(point)
+
+
+_mounts: set[str] = set()
+_protected: set[str] = set()
 
 
 def _proc_lines(path: str) -> list[str]:
@@ -527,7 +564,7 @@ def _leftovers() -> str | None:
     if others:
         return f"processes left: {len(others)}"
     for path in SCRATCH_DIRS:
-        if os.path.isdir(path) and os.listdir(path):
+        if os.path.isdir(path) and _has_files(path):
             return f"files left in {path}"
     for kind in ("shm", "sem", "msg"):
         if len(_proc_lines(f"/proc/sysvipc/{kind}")) > 1:
@@ -635,6 +672,7 @@ def main(argv: list[str]) -> int:
     _STDIO = _make_stdio()
     _initial_keys = _proc_lines("/proc/keys")
     _initial_cwd = os.getcwd()
+    _find_mounts()
     send_frame(
         {
             "event": "ready",
