@@ -61,7 +61,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 # The integrations (torch, transformers, TRL, veRL) are large: several GB on the first run.
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench]"
+# ray: the Ray executor and its tests (tests/test_ray.py).
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray]"
 
 # Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
 # network so that verification never needs it.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -11,6 +12,7 @@ from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks, run_sync
 from verifiers.engine import Job, Progress, item_fields, require, run_jobs
 from verifiers.errors import SpecError
+from verifiers.executors import ExecutorArg, resolve_executor
 from verifiers.languages.base import CodeVerifier, Options
 from verifiers.limits import Limits
 from verifiers.protocols import Runtime
@@ -254,11 +256,14 @@ async def ascore_batch(
     max_tests: int | None = None,
     progress: Progress | None = None,
     cache: ResultCache | None = None,
+    executor: ExecutorArg = None,
 ) -> list[Result]:
     """Verify many completions concurrently (async). See :func:`score_batch`."""
+    runner = resolve_executor(executor)
     jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
+    runner.validate(jobs)
     return await on_engine(
-        run_jobs(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
+        runner.run(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
     )
 
 
@@ -273,6 +278,7 @@ def score_batch(
     max_tests: int | None = None,
     progress: Progress | None = None,
     cache: ResultCache | None = None,
+    executor: ExecutorArg = None,
 ) -> list[Result]:
     """Verify many completions concurrently; results come back in input order.
 
@@ -289,25 +295,28 @@ def score_batch(
         progress: Called with (done, total) as results arrive.
         cache: A :class:`~verifiers.ResultCache`: results it holds are not verified
             again (they come back with ``cached=True``), new ones are added.
+        executor: Where the verifications run: ``None`` or ``"local"`` (this process),
+            ``"ray"`` (a shared :class:`~verifiers.executors.RayExecutor`), a config
+            mapping (``{"type": "ray", "num_workers": 8}``) or an
+            :class:`~verifiers.executors.Executor` instance. With Ray,
+            ``max_concurrency`` counts verifications per worker. See ``docs/scaling.md``.
 
     Returns:
         One result per item, in order. Identical items are verified once.
 
     Raises:
         SpecError: An item is malformed (nothing has run yet); the message names it.
+        RuntimeUnavailableError: The executor cannot work here (Ray is not installed).
     """
+    runner = resolve_executor(executor)
+    jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
+    runner.validate(jobs)
+    # Here rather than on the engine loop: a local Ray cluster must be started by a thread
+    # that lives on. run() reports a failure to start as sandbox_error results.
+    with contextlib.suppress(Exception):
+        runner.start()
     return run_sync(
-        ascore_batch(
-            items,
-            max_concurrency=max_concurrency,
-            policy=policy,
-            limits=limits,
-            runtime=runtime,
-            compare=compare,
-            max_tests=max_tests,
-            progress=progress,
-            cache=cache,
-        )
+        runner.run(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
     )
 
 

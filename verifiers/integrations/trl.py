@@ -11,6 +11,9 @@ ignores that sample instead of punishing the model). Where the installed TRL off
 share of each status and the infrastructure faults are logged as metrics
 (``verifiers/status_<name>``), and the status of each sample goes to the completions table.
 TRL is not imported by this module: it only follows TRL's calling convention.
+
+``executor="ray"`` (or a :class:`~verifiers.executors.RayExecutor`) verifies each batch on a
+Ray cluster instead of in the trainer's process (see ``docs/scaling.md``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from typing import Any
 
 from verifiers._async import run_sync
 from verifiers.api import prepare_jobs
-from verifiers.engine import Job, run_jobs
+from verifiers.engine import Job
 from verifiers.errors import SpecError
+from verifiers.executors import ExecutorArg, resolve_executor
 from verifiers.results import Result, Status
 from verifiers.scoring import Policy
 
@@ -54,6 +58,7 @@ def reward_function(
     max_tests: int | None = None,
     max_concurrency: int | None = None,
     runtime: Any = None,
+    executor: ExecutorArg = None,
     **limits: Any,
 ) -> RewardFunc:
     """A reward function for TRL's ``GRPOTrainer``.
@@ -66,11 +71,18 @@ def reward_function(
         max_tests: Run at most this many tests per problem.
         max_concurrency: Verifications at once (default: one per core).
         runtime: Runtime name or instance (default ``local``).
+        executor: Where each batch runs: ``None``/``"local"`` (this process), ``"ray"``,
+            a config mapping or an :class:`~verifiers.executors.Executor`. With Ray,
+            ``max_concurrency`` counts verifications per worker.
         **limits: :class:`~verifiers.Limits` fields (``timeout_s=2``, ``memory_mb=512``, ...).
 
     Returns:
         ``reward(prompts, completions, **columns) -> list[float | None]``.
+
+    Raises:
+        SpecError: ``executor`` is not a known name, mapping or executor.
     """
+    runner = resolve_executor(executor)
 
     def reward(
         prompts: Sequence[Any] | None = None,
@@ -100,7 +112,7 @@ def reward_function(
                 slots.append(n)
             except SpecError as error:
                 log.error("row %d: malformed tests, no reward: %s", n, error)
-        results = run_sync(run_jobs(jobs, max_concurrency=max_concurrency))
+        results = run_sync(runner.run(jobs, max_concurrency=max_concurrency))
         for n, result in zip(slots, results, strict=True):
             rewards[n] = None if result.infra_error else result.score
         _log(kwargs, results, slots, len(completions))

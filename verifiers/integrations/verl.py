@@ -14,6 +14,11 @@ Options come from ``extra_info`` (per sample), then from
 * ``language``: inferred from ``data_source`` (``humaneval_x_go`` is Go, ``spider`` SQL,
   ...) and from the ground truth (a ``database`` means SQL), else Python;
 * ``policy`` (default ``binary``), ``max_tests``, ``runtime``, ``max_concurrency``;
+* ``executor`` (keyword argument only): where the batch runs, ``local`` (default), ``ray``,
+  or a mapping such as ``{"type": "ray", "address": "auto", "num_workers": 64}``, which a
+  Hydra config can hold; the workers are started once and reused by every step (see
+  ``docs/scaling.md``). Inside veRL, Ray is already initialised and its cluster is used
+  (the workers take ``CPU`` resources from it);
 * limits: ``timeout_s``, ``memory_mb`` and the other :class:`~verifiers.Limits` fields, or a
   ``limits`` dict.
 
@@ -35,8 +40,9 @@ from typing import Any
 
 from verifiers._async import on_engine, run_sync
 from verifiers.api import prepare_jobs
-from verifiers.engine import Job, run_jobs
+from verifiers.engine import Job
 from verifiers.errors import SpecError
+from verifiers.executors import resolve_executor
 from verifiers.limits import Limits
 from verifiers.results import Result, Status
 
@@ -196,6 +202,7 @@ async def compute_score_batch_async(
             f"({len(data_sources)}, {count}, {len(ground_truths)})"
         )
     infos = list(extra_infos) if extra_infos is not None else [None] * count
+    executor = resolve_executor(kwargs.get("executor"))
     out: list[dict[str, float]] = []
     jobs: list[Job] = []
     positions: list[int] = []
@@ -209,7 +216,7 @@ async def compute_score_batch_async(
         except SpecError as error:
             out.append(_spec_error(SpecError(f"rows[{n}].{error.field}", error.problem)))
     concurrency = kwargs.get("max_concurrency") or int(os.environ.get("VERIFIERS_CONCURRENCY", "0"))
-    results = await on_engine(run_jobs(jobs, max_concurrency=concurrency or None))
+    results = await on_engine(executor.run(jobs, max_concurrency=concurrency or None))
     for n, result in zip(positions, results, strict=True):
         out[n] = to_metrics(result)
     return out
