@@ -62,7 +62,8 @@ fi
 
 # The integrations (torch, transformers, TRL, veRL) are large: several GB on the first run.
 # ray: the Ray executor and its tests (tests/test_ray.py).
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray]"
+# service: verifiers serve and runtime="remote" (tests/service).
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray,service]"
 
 # Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
 # network so that verification never needs it.

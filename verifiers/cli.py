@@ -1,4 +1,4 @@
-"""The ``verifiers`` command: score, check, doctor, demo."""
+"""The ``verifiers`` command: score, check, doctor, demo, serve."""
 
 from __future__ import annotations
 
@@ -469,6 +469,74 @@ def toolchains_build(
             console.print(f"[red]go build cache failed:[/] {err}")
             failed = True
     raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; other than loopback needs a token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8080,
+    workers: Annotated[int, typer.Option(help="Server processes (each has its own queue).")] = 1,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="VERIFIERS_SERVICE_TOKEN",
+            help="Bearer token required on every request but GET /health.",
+            show_envvar=True,
+        ),
+    ] = None,
+    insecure_no_auth: Annotated[
+        bool,
+        typer.Option("--insecure-no-auth", help="Serve a non-loopback address without a token."),
+    ] = False,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Verifications at once per worker (default: cores).")
+    ] = None,
+    max_queue: Annotated[
+        int, typer.Option(help="Verifications admitted per worker; beyond: 503.")
+    ] = 256,
+    max_body_mb: Annotated[float, typer.Option(help="Largest request body; beyond: 413.")] = 32,
+    request_timeout: Annotated[
+        float, typer.Option(help="Seconds before a request is answered 504.")
+    ] = 300,
+    max_timeout: Annotated[
+        float, typer.Option(help="Largest per-test timeout_s a request may ask for.")
+    ] = 60,
+    max_memory_mb: Annotated[
+        int, typer.Option(help="Largest memory_mb a request may ask for.")
+    ] = 4096,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve verification over HTTP: /score, /score_batch, SandboxFusion's /run_code."""
+    from verifiers.service.config import ServiceConfig
+    from verifiers.service.server import serve as run_server
+
+    fields: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "workers": workers,
+        "token": token or None,
+        "insecure_no_auth": insecure_no_auth,
+        "max_queue": max_queue,
+        "max_body_bytes": int(max_body_mb * 1024 * 1024),
+        "request_timeout_s": request_timeout,
+        "log_level": log_level,
+    }
+    if concurrency is not None:
+        fields["concurrency"] = concurrency
+    try:
+        config = ServiceConfig(**fields)
+        caps = dict(config.max_limits)
+        caps.update(timeout_s=max_timeout, cpu_time_s=max_timeout, memory_mb=max_memory_mb)
+        config = config.model_copy(update={"max_limits": caps})
+        run_server(config)
+    except SpecError as err:
+        _fail(str(err))
+    except VerifierError as err:
+        _fail(str(err), 3)
+    except ValueError as err:  # pydantic's ValidationError: an option out of range
+        _fail(str(err))
 
 
 @app.command()

@@ -20,6 +20,7 @@ from typing import Any
 
 from verifiers.errors import SpecError
 from verifiers.languages.base import CodeVerifier, Options, spec_key
+from verifiers.protocols import DelegatingRuntime
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status, TestResult
 from verifiers.scoring import assemble, resolve_policy
@@ -70,6 +71,9 @@ async def run_jobs(
     """Run jobs concurrently (at most ``max_concurrency`` at once), results in input order.
 
     With a ``cache``, a job whose result it holds does not run, and new results go into it.
+    Jobs on a :class:`~verifiers.protocols.DelegatingRuntime` (a verification service) go
+    to it in batches of its ``batch_size``; they use no local sandbox, so
+    ``max_concurrency`` does not count them (the runtime bounds its own requests).
     """
     limit = max_concurrency or default_concurrency()
     if limit < 1:
@@ -77,12 +81,29 @@ async def run_jobs(
     unique: dict[str, list[int]] = {}
     for index, job in enumerate(jobs):
         unique.setdefault(job.key(), []).append(index)
+    delegated: dict[int, tuple[DelegatingRuntime, list[list[int]]]] = {}
+    local: list[list[int]] = []
+    for indices in unique.values():
+        runtime = jobs[indices[0]].verifier.runtime
+        if isinstance(runtime, DelegatingRuntime):
+            # Before anything runs, as for every other malformed input.
+            runtime.validate_job(jobs[indices[0]])
+            delegated.setdefault(id(runtime), (runtime, []))[1].append(indices)
+        else:
+            local.append(indices)
     results: list[Result | None] = [None] * len(jobs)
     semaphore = asyncio.Semaphore(limit)
     done = 0
 
-    async def one(indices: list[int]) -> None:
+    def deliver(indices: list[int], result: Result) -> None:
         nonlocal done
+        for index in indices:
+            results[index] = result
+        done += len(indices)
+        if progress is not None:
+            progress(done, len(jobs))
+
+    async def one(indices: list[int]) -> None:
         job = jobs[indices[0]]
         key = cache.key(job) if cache is not None else ""
         result = cache.get(key) if cache is not None else None
@@ -91,13 +112,43 @@ async def run_jobs(
                 result = await _guarded(job)
             if cache is not None:
                 cache.put(key, result)
-        for index in indices:
-            results[index] = result
-        done += len(indices)
-        if progress is not None:
-            progress(done, len(jobs))
+        deliver(indices, result)
 
-    await asyncio.gather(*(one(indices) for indices in unique.values()))
+    async def remote(runtime: DelegatingRuntime, groups: list[list[int]]) -> None:
+        keys = [cache.key(jobs[g[0]]) if cache is not None else "" for g in groups]
+        todo = []
+        for group, key in zip(groups, keys, strict=True):
+            hit = cache.get(key) if cache is not None else None
+            if hit is not None:
+                deliver(group, hit)
+            else:
+                todo.append((group, key))
+        size = max(1, runtime.batch_size)
+        chunks = [todo[n : n + size] for n in range(0, len(todo), size)]
+        await asyncio.gather(*(remote_chunk(runtime, chunk) for chunk in chunks))
+
+    async def remote_chunk(runtime: DelegatingRuntime, chunk: list[tuple[list[int], str]]) -> None:
+        batch = [jobs[group[0]] for group, _ in chunk]
+        started = time.perf_counter()
+        try:
+            found = await runtime.verify_jobs(batch)
+            if len(found) != len(batch):
+                raise RuntimeError(f"{len(found)} results for {len(batch)} jobs")
+        except SpecError:
+            raise
+        except Exception as err:
+            log.exception("runtime %s failed a batch", runtime.name)
+            elapsed = time.perf_counter() - started
+            found = [infra_result(job, f"{type(err).__name__}: {err}", elapsed) for job in batch]
+        for (group, key), result in zip(chunk, found, strict=True):
+            if cache is not None:
+                cache.put(key, result)
+            deliver(group, result)
+
+    await asyncio.gather(
+        *(one(indices) for indices in local),
+        *(remote(runtime, groups) for runtime, groups in delegated.values()),
+    )
     assert all(r is not None for r in results)
     return results  # type: ignore[return-value]
 
@@ -106,6 +157,10 @@ async def _guarded(job: Job) -> Result:
     """Verify one job; an unexpected fault becomes a sandbox_error result, never an exception."""
     started = time.perf_counter()
     try:
+        runtime = job.verifier.runtime
+        if isinstance(runtime, DelegatingRuntime):
+            [result] = await runtime.verify_jobs([job])
+            return result
         return await job.verifier.verify(job.completion, job.spec, job.options)
     except SpecError:
         raise

@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.results import Result, Status
 from verifiers.specs import CompareOptions, TestSpec
+
+if TYPE_CHECKING:
+    from verifiers.engine import Job
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,28 @@ class Runtime(Protocol):
 
     def session(self, program: Program, limits: Limits) -> AbstractAsyncContextManager[Session]:
         """Open a sandbox with the program's files in place."""
+        ...
+
+
+@runtime_checkable
+class DelegatingRuntime(Protocol):
+    """A runtime that verifies whole jobs somewhere else (a verification service).
+
+    It has no sessions of its own: the engine hands it validated jobs, ``batch_size`` at a
+    time, and it returns one :class:`~verifiers.Result` per job. Faults of the machinery
+    (the service is down, answers garbage, times out) are ``sandbox_error`` results, never
+    exceptions. :class:`~verifiers.runtimes.RemoteRuntime` is one.
+    """
+
+    name: str
+    batch_size: int
+
+    def validate_job(self, job: Job) -> None:
+        """Raise :class:`~verifiers.SpecError` if the job cannot be sent (before anything runs)."""
+        ...
+
+    async def verify_jobs(self, jobs: Sequence[Job]) -> list[Result]:
+        """One result per job, in order; never raises for an infrastructure fault."""
         ...
 
 
@@ -157,6 +182,7 @@ class Verifier(Protocol):
 
 
 __all__ = [
+    "DelegatingRuntime",
     "Language",
     "Runtime",
     "RuntimeCheck",

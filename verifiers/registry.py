@@ -29,6 +29,8 @@ LANGUAGE_ALIASES: dict[str, str] = {
 }
 RUNTIMES: dict[str, str] = {
     "local": "verifiers.runtimes.local:LocalRuntime",
+    # Whole verifications sent to a verification service (verifiers serve).
+    "remote": "verifiers.runtimes.remote:RemoteRuntime",
 }
 
 _lock = threading.Lock()

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
-from verifiers.extraction import extract_code
+from verifiers.extraction import Extraction, extract_code
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
 from verifiers.protocols import Language, Runtime, TestOutcome
@@ -52,6 +52,9 @@ class Options:
         compare: Output comparison options; overrides the spec's own.
         max_tests: Run at most this many tests (chosen deterministically).
         select: Which code block to use when there are several.
+        extract: Pull the code out of the completion (the default). False when the
+            completion is the code itself, as a code-execution service receives it: a
+            fence or a ``<think>`` inside a string of the program must stay as it is.
     """
 
     policy: str | Policy | None = None
@@ -59,6 +62,7 @@ class Options:
     compare: CompareOptions | None = None
     max_tests: int | None = None
     select: Literal["last", "first"] = "last"
+    extract: bool = True
 
 
 def spec_key(spec: TestSpec) -> str:
@@ -180,13 +184,14 @@ class CodeVerifier:
         # Dicts become models and every value is checked, as verifiers.score does.
         from verifiers.api import _options as validated
 
-        return validated(
+        checked = validated(
             merged["policy"],
             merged["limits"],
             merged["compare"],
             merged["max_tests"],
             merged["select"],
         )
+        return dataclasses.replace(checked, extract=bool(merged["extract"]))
 
     def score(self, completion: str, tests: Any, **options: Any) -> Result:
         """Verify a completion (blocking); see :meth:`ascore`."""
@@ -265,7 +270,11 @@ class CodeVerifier:
             return [test_result(lang, spec, i, TestOutcome(status, message)) for i in selected]
 
         try:
-            found = extract_code(completion, lang.aliases, lang.parses, opts.select)
+            found = (
+                extract_code(completion, lang.aliases, lang.parses, opts.select)
+                if opts.extract
+                else Extraction(code=completion, format_ok=False, source="whole_text")
+            )
             if found.code is None:
                 message = f"No {lang.name} code found: {found.reason}."
                 return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)

@@ -1,0 +1,376 @@
+"""The FastAPI application of the verification service.
+
+Endpoints:
+
+* ``POST /score``: one verification; the body has ``language``, ``completion``, ``tests``
+  and optionally ``policy``, ``limits``, ``compare``, ``max_tests``, ``select``; the answer
+  is the :class:`~verifiers.Result` as JSON.
+* ``POST /score_batch``: ``{"items": [...], "policy": ..., "limits": ..., ...}``; the
+  answer is the list of results, in the order of the items (identical items verified once).
+* ``POST /run_code``: SandboxFusion's API (:mod:`verifiers.service.sandbox_fusion`).
+* ``GET /health``: whether the sandbox works here, and the queue.
+* ``GET /metrics``: Prometheus text format (:mod:`verifiers.service.metrics`).
+
+Verifications run on the SDK's engine loop (as ``verifiers.score`` does), at most
+``concurrency`` at once; the server's own loop only parses, admits and answers. Malformed
+input is a 422 naming the field, a full queue a 503 with ``Retry-After``, a body or batch
+too large a 413, a request over its time a 504. See ``docs/service.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+import verifiers
+from verifiers import registry
+from verifiers._async import on_engine, run_shutdown_hooks
+from verifiers.api import _options
+from verifiers.engine import Job, infra_result
+from verifiers.errors import SpecError, UnknownNameError
+from verifiers.languages.base import CodeVerifier, Observer, Options
+from verifiers.limits import Limits
+from verifiers.protocols import DelegatingRuntime, Runtime
+from verifiers.results import Result
+from verifiers.service.admission import Admission, Saturated, Ticket, TooLarge
+from verifiers.service.config import ServiceConfig
+from verifiers.service.metrics import ServiceMetrics
+from verifiers.service.middleware import BearerAuth, BodyLimit, RequestMetrics
+from verifiers.service.sandbox_fusion import (
+    LANGUAGES,
+    RunCodeRequest,
+    RunCodeResponse,
+    limits_of,
+    sandbox_error,
+    to_response,
+    unsupported,
+)
+from verifiers.specs import StdioCase, StdioTests
+
+log = logging.getLogger("verifiers.service")
+
+_RESULTS = TypeAdapter(list[Result])
+
+
+class ScoreRequest(BaseModel):
+    """One verification (``POST /score``, and each item of a batch)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    language: str
+    completion: str
+    tests: Any
+    policy: str | None = None
+    limits: dict[str, Any] | None = None
+    compare: dict[str, Any] | None = None
+    max_tests: int | None = None
+    select: Literal["last", "first"] | None = None
+    extract: bool | None = None
+
+
+class BatchRequest(BaseModel):
+    """Many verifications (``POST /score_batch``); item fields override the batch's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    items: list[ScoreRequest]
+    policy: str | None = None
+    limits: dict[str, Any] | None = None
+    compare: dict[str, Any] | None = None
+    max_tests: int | None = None
+    select: Literal["last", "first"] | None = None
+    extract: bool | None = None
+
+
+class RequestTimeout(Exception):
+    """A request was not answered within the server's time (HTTP 504)."""
+
+
+class Service:
+    """The state of one server process: configuration, queue, metrics and verifiers."""
+
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        self.metrics = ServiceMetrics()
+        self.metrics.capacity.set(config.max_queue)
+        self.admission = Admission(config.max_queue, self.metrics.queue_changed)
+        runtime = registry.get_runtime(config.runtime)
+        if isinstance(runtime, DelegatingRuntime):
+            raise SpecError("runtime", f"{config.runtime!r} verifies elsewhere; serve a sandbox")
+        self.runtime: Runtime = runtime
+        self._verifiers: dict[str, CodeVerifier] = {}
+        self._slots: asyncio.Semaphore | None = None  # made on the engine loop
+
+    # --- requests into jobs ---------------------------------------------------------------
+
+    def verifier(self, language: str) -> CodeVerifier:
+        """The verifier of a language on this server's runtime."""
+        name = registry.canonical_language(language)
+        found = self._verifiers.get(name)
+        if found is None:
+            found = self._verifiers[name] = CodeVerifier(registry.get_language(name), self.runtime)
+        return found
+
+    def check_limits(self, limits: Limits, field: str = "limits") -> None:
+        """Refuse limits over the server's bounds (a client may not take the machine)."""
+        for name, cap in self.config.max_limits.items():
+            value = getattr(limits, name, None)
+            if value is not None and value > cap:
+                raise SpecError(f"{field}.{name}", f"at most {cap:g} on this server, got {value:g}")
+
+    def options(
+        self, item: ScoreRequest | BatchRequest, base: BatchRequest | None = None
+    ) -> Options:
+        """Validated options of a request (an item's fields over its batch's)."""
+
+        def pick(name: str) -> Any:
+            value = getattr(item, name)
+            return value if value is not None or base is None else getattr(base, name)
+
+        options = _options(
+            pick("policy"),
+            pick("limits"),
+            pick("compare"),
+            pick("max_tests"),
+            pick("select") or "last",
+        )
+        self.check_limits(options.limits)
+        if pick("extract") is False:
+            # The completion is the code itself (no fence or <think> is looked for).
+            options = dataclasses.replace(options, extract=False)
+        return options
+
+    def job(self, item: ScoreRequest, base: BatchRequest | None = None) -> Job:
+        """A validated job (raises SpecError or UnknownNameError naming the field)."""
+        verifier = self.verifier(item.language)
+        options = self.options(item, base)
+        return Job(verifier, item.completion, verifier.parse_tests(item.tests), options)
+
+    # --- running ----------------------------------------------------------------------------
+
+    async def run(
+        self, jobs: Sequence[Job], observers: Sequence[Observer | None] | None = None
+    ) -> list[Result]:
+        """Admit, verify on the engine loop within the request timeout, count verdicts.
+
+        Raises:
+            Saturated: The queue is full (503).
+            TooLarge: More jobs than the queue holds (413).
+            RequestTimeout: Not done in time (504); the verifications are cancelled.
+        """
+        ticket = self.admission.admit(len(jobs))
+        try:
+            results = await asyncio.wait_for(
+                on_engine(self._verify_all(list(jobs), ticket, observers)),
+                self.config.request_timeout_s,
+            )
+        except asyncio.TimeoutError:
+            raise RequestTimeout(
+                f"not done within {self.config.request_timeout_s:g}s; send fewer items "
+                "at once or ask the operator for a longer --request-timeout"
+            ) from None
+        finally:
+            ticket.close()
+        for result in results:
+            self.metrics.verdicts.labels(result.status.value).inc()
+        return results
+
+    async def _verify_all(
+        self, jobs: list[Job], ticket: Ticket, observers: Sequence[Observer | None] | None
+    ) -> list[Result]:
+        # On the engine loop: one semaphore bounds every request's verifications.
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.config.concurrency)
+        slots = self._slots
+        unique: dict[str, list[int]] = {}
+        for index, job in enumerate(jobs):
+            key = job.key() if observers is None else str(index)
+            unique.setdefault(key, []).append(index)
+        ticket.drop(len(jobs) - len(unique))
+        results: list[Result | None] = [None] * len(jobs)
+
+        async def one(indices: list[int]) -> None:
+            job = jobs[indices[0]]
+            observe = observers[indices[0]] if observers is not None else None
+            async with slots:
+                if not ticket.start():
+                    result = infra_result(job, "the request was abandoned")
+                else:
+                    try:
+                        result = await self._verify(job, observe)
+                    finally:
+                        ticket.finish()
+            for index in indices:
+                results[index] = result
+
+        await asyncio.gather(*(one(indices) for indices in unique.values()))
+        assert all(r is not None for r in results)
+        return results  # type: ignore[return-value]
+
+    async def _verify(self, job: Job, observe: Observer | None) -> Result:
+        try:
+            return await job.verifier.verify(job.completion, job.spec, job.options, observe)
+        except SpecError:
+            raise
+        except Exception as err:
+            # A fault of the SDK is this result's sandbox_error, as in every batch.
+            log.exception("verification failed inside the SDK")
+            return infra_result(job, f"{type(err).__name__}: {err}")
+
+    # --- SandboxFusion ----------------------------------------------------------------------
+
+    async def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+        """One SandboxFusion run: a stdin/stdout test with one case, no code extraction."""
+        why = unsupported(request)
+        if why is not None:
+            return sandbox_error(why)
+        language = LANGUAGES[request.language]
+        verifier = self.verifier(language)
+        try:
+            limits = Limits.model_validate(limits_of(request, Limits()))
+        except ValueError as err:
+            raise SpecError("run_timeout/compile_timeout/memory_limit_MB", str(err)) from None
+        self.check_limits(limits, "limits")
+        options = Options(limits=limits, extract=False)
+        spec = StdioTests(cases=[StdioCase(input=request.stdin or "", output="")])
+        stdout: list[str] = []
+
+        def observe(index: int, outcome: Any) -> None:
+            stdout.append(outcome.actual)
+
+        [result] = await self.run([Job(verifier, request.code, spec, options)], [observe])
+        return to_response(result, verifier.language.name, stdout[0] if stdout else None)
+
+    # --- health -----------------------------------------------------------------------------
+
+    async def health(self) -> tuple[bool, dict[str, Any]]:
+        """Whether this server can verify, and what it is doing."""
+        check = await asyncio.to_thread(self.runtime.check)
+        a = self.admission
+        return check.available, {
+            "status": "ok" if check.available else "unavailable",
+            "version": verifiers.__version__,
+            "runtime": {"name": check.name, "available": check.available, "detail": check.detail},
+            "languages": registry.language_names(),
+            "sandbox_fusion_languages": sorted(LANGUAGES),
+            "queue": {"capacity": a.capacity, "waiting": a.waiting, "running": a.running},
+            "concurrency": self.config.concurrency,
+        }
+
+
+def _error(status: int, detail: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"detail": detail, **extra}, status_code=status)
+
+
+def create_app(config: ServiceConfig | None = None) -> FastAPI:
+    """The ASGI application for ``config`` (default: :class:`ServiceConfig` defaults).
+
+    The configuration's exposure is not checked here (``verifiers serve`` does, before
+    binding): an application object does not know where it will be served.
+    """
+    config = config or ServiceConfig()
+    service = Service(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        check = await asyncio.to_thread(service.runtime.check)
+        if check.available:
+            log.info("verifying on %s: %s", check.name, check.detail)
+        else:
+            log.error("runtime %s is unavailable here: %s", check.name, check.detail)
+        yield
+        # In-flight requests are done (uvicorn waited for them): release the sandboxes.
+        await on_engine(run_shutdown_hooks())
+        service.metrics.worker_exited()
+
+    app = FastAPI(
+        title="verifiers",
+        version=verifiers.__version__,
+        summary="Verify model-written code by running it in a sandbox.",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+
+    @app.exception_handler(SpecError)
+    async def spec_error(request: Request, err: SpecError) -> JSONResponse:
+        return _error(422, str(err), field=err.field, problem=err.problem)
+
+    @app.exception_handler(UnknownNameError)
+    async def unknown_name(request: Request, err: UnknownNameError) -> JSONResponse:
+        return _error(422, str(err), field=err.kind, problem=str(err))
+
+    @app.exception_handler(Saturated)
+    async def saturated(request: Request, err: Saturated) -> JSONResponse:
+        response = _error(503, f"server busy: {err}; retry later")
+        response.headers["Retry-After"] = str(config.retry_after_s)
+        return response
+
+    @app.exception_handler(TooLarge)
+    async def too_large(request: Request, err: TooLarge) -> JSONResponse:
+        return _error(413, str(err))
+
+    @app.exception_handler(RequestTimeout)
+    async def timed_out(request: Request, err: RequestTimeout) -> JSONResponse:
+        return _error(504, str(err))
+
+    @app.post("/score", response_model=Result)
+    async def score(body: ScoreRequest) -> Response:
+        """Verify one completion; the answer is its Result."""
+        [result] = await service.run([service.job(body)])
+        return Response(result.model_dump_json(), media_type="application/json")
+
+    @app.post("/score_batch", response_model=list[Result])
+    async def score_batch(body: BatchRequest) -> Response:
+        """Verify many completions; the answer is their Results, in order."""
+        jobs = []
+        for index, item in enumerate(body.items):
+            try:
+                jobs.append(service.job(item, body))
+            except SpecError as err:
+                raise SpecError(f"items[{index}].{err.field}", err.problem) from None
+            except UnknownNameError as err:
+                raise SpecError(f"items[{index}].{err.kind}", str(err)) from None
+        results = await service.run(jobs)
+        return Response(_RESULTS.dump_json(results), media_type="application/json")
+
+    @app.post("/run_code", response_model=RunCodeResponse)
+    async def run_code(body: RunCodeRequest) -> RunCodeResponse:
+        """SandboxFusion's run_code: run one program on its stdin."""
+        return await service.run_code(body)
+
+    @app.get("/health")
+    async def health() -> JSONResponse:
+        """200 when this server can verify (the sandbox works), 503 otherwise."""
+        ok, body = await service.health()
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        """Prometheus metrics (text format)."""
+        return Response(service.metrics.render(), media_type=service.metrics.content_type)
+
+    # Added innermost first: metrics see every answer, auth refuses before the body is read.
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    if config.token:
+        app.add_middleware(BearerAuth, token=config.token)
+    app.add_middleware(RequestMetrics, metrics=service.metrics)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """The application for the configuration ``verifiers serve`` left in the environment.
+
+    uvicorn's worker processes call this factory (``--factory``).
+    """
+    return create_app(ServiceConfig.from_env())
+
+
+__all__ = ["BatchRequest", "ScoreRequest", "Service", "app_from_env", "create_app"]
