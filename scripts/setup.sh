@@ -45,6 +45,8 @@ command -v go >/dev/null || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/stretchr/testify ] || missing+=(golang-github-stretchr-testify-dev)
 command -v rustc >/dev/null || missing+=(rustc cargo)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
+# Headless Chromium: the evaluation report's test renders the page in it.
+command -v chromium >/dev/null || missing+=(chromium)
 # Kernel headers: the seccomp filter's system call numbers are checked against them.
 [ -f /usr/include/asm-generic/unistd.h ] || missing+=(linux-libc-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -63,7 +65,8 @@ fi
 # The integrations (torch, transformers, TRL, veRL) are large: several GB on the first run.
 # ray: the Ray executor and its tests (tests/test_ray.py).
 # service: verifiers serve and runtime="remote" (tests/service).
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray,service]"
+# eval: verifiers eval and report (tests/eval).
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray,service,eval]"
 
 # Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
 # network so that verification never needs it.

@@ -1,4 +1,4 @@
-"""The ``verifiers`` command: score, check, doctor, demo, serve."""
+"""The ``verifiers`` command: score, check, doctor, demo, serve, eval, report."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from rich.table import Table
 
 from verifiers import api, registry
 from verifiers.errors import SpecError, VerifierError
+from verifiers.eval.cli import register as register_eval_commands
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status
 
@@ -576,6 +577,9 @@ def demo(
     out.print(f"{len(items)} programs in {elapsed:.1f}s: {verdict}")
     raise typer.Exit(0 if not wrong else 1)
 
+
+# eval and report (verifiers/eval/cli.py); their heavy imports happen when they run.
+register_eval_commands(app)
 
 if __name__ == "__main__":
     main()

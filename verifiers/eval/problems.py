@@ -1,0 +1,117 @@
+"""Evaluation problems: the shared benchmarks by name, or a file of your own."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifiers.errors import SpecError
+
+#: Benchmarks known by name (read from the shared datasets directory).
+DATASETS = (
+    "humaneval",
+    "mbpp",
+    "humaneval-x-js",
+    "humaneval-x-go",
+    "humaneval-x-rust",
+    "spider",
+    "structured-regex",
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One evaluation problem: the chat prompt a model answers and the tests of its answer."""
+
+    task_id: str
+    dataset: str
+    language: str
+    messages: list[dict[str, str]]
+    tests: Any
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def default_datasets_dir() -> Path:
+    """``VERIFIERS_SHARED_DATASETS``, else ``../shared/datasets`` from the working directory."""
+    env = os.environ.get("VERIFIERS_SHARED_DATASETS")
+    return Path(env) if env else Path.cwd().parent / "shared" / "datasets"
+
+
+def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Problem:
+    """A problem from a row in veRL's layout or a plain one.
+
+    veRL's: ``prompt`` messages, ``reward_model.ground_truth``, ``extra_info``; plain:
+    ``prompt`` text or messages, ``tests``, ``language``.
+    """
+    prompt = row.get("prompt")
+    if isinstance(prompt, str):
+        messages = [{"role": "user", "content": prompt}]
+    elif isinstance(prompt, list) and all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in prompt
+    ):
+        messages = [{"role": str(m["role"]), "content": str(m["content"])} for m in prompt]
+    else:
+        raise SpecError(f"{where}.prompt", "expected a string or a list of chat messages")
+    extra = row.get("extra_info") or {}
+    if "reward_model" in row:
+        truth = (row["reward_model"] or {}).get("ground_truth")
+        tests = json.loads(truth) if isinstance(truth, str) else truth
+    else:
+        tests = row.get("tests")
+    if tests is None:
+        raise SpecError(f"{where}.tests", "missing (or reward_model.ground_truth)")
+    language = row.get("language") or extra.get("language")
+    if not language:
+        raise SpecError(f"{where}.language", "missing (or extra_info.language)")
+    task_id = str(row.get("task_id") or extra.get("task_id") or f"{dataset}/{index}")
+    return Problem(
+        task_id, str(row.get("data_source") or dataset), str(language), messages, tests, extra
+    )
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise SpecError("dataset", f"{path} is neither a known dataset nor a file")
+    if path.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_table(path).to_pylist())
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_problems(
+    dataset: str, datasets_dir: Path | None = None, limit: int | None = None
+) -> list[Problem]:
+    """The problems of a named benchmark, or of a JSONL(.gz)/parquet file.
+
+    Named benchmarks use the prompts of ``verifiers data prepare`` (the same ones training
+    data gets). A file holds rows in veRL's layout or plain rows with ``prompt``,
+    ``tests``, ``language`` and optionally ``task_id``.
+
+    Raises:
+        SpecError: Unknown dataset, missing file or a malformed row (named).
+    """
+    from verifiers.integrations import data
+
+    if limit is not None and limit < 1:
+        raise SpecError("limit", f"expected a positive number of problems, got {limit}")
+    if dataset in DATASETS:
+        rows = data.load_source(dataset, datasets_dir or default_datasets_dir())
+        name = dataset
+    else:
+        path = Path(dataset)
+        rows = _read_file(path)
+        name = path.name.split(".")[0]
+    problems = [_from_row(r, name, i, f"{name}[{i}]") for i, r in enumerate(rows)]
+    if not problems:
+        raise SpecError("dataset", f"{dataset} holds no problems")
+    return problems[:limit] if limit else problems
+
+
+__all__ = ["DATASETS", "Problem", "default_datasets_dir", "load_problems"]
