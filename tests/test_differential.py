@@ -191,29 +191,25 @@ def test_stdin_differential_shrinks_to_one_negative_number(
     runtime: LocalRuntime, language: str
 ) -> None:
     toolchain_ready(language)
-    reference, candidate = MAX_PROGRAMS[language]
-    fence = f"```{language}\n{{}}\n```"
-    report = differential(
-        language,
-        fence.format(candidate),
-        fence.format(reference),
-        inputs=MAX_INPUTS,
-        max_examples=60,
-        runtime=runtime,
-    )
+    reference, candidate = (f"```{language}\n{code}\n```" for code in MAX_PROGRAMS[language])
+
+    def against_reference(program: str, examples: int) -> Any:
+        return differential(
+            language,
+            program,
+            reference,
+            inputs=MAX_INPUTS,
+            max_examples=examples,
+            runtime=runtime,
+        )
+
+    report = against_reference(candidate, 60)
     assert not report.agree and report.counterexample is not None
     # The smallest disagreement: one number, the largest negative one.
     assert report.counterexample.input == "1\n-1\n"
     assert report.counterexample.candidate_output.strip() == "0"
     assert report.counterexample.reference_output.strip() == "-1"
-    same = differential(
-        language,
-        fence.format(reference),
-        fence.format(reference),
-        inputs=MAX_INPUTS,
-        max_examples=20,
-        runtime=runtime,
-    )
+    same = against_reference(reference, 20)
     assert same.agree and same.examples >= 10
 
 

@@ -46,8 +46,8 @@ def test_every_language_passes_the_property_suite(
     assert len(report.statuses) >= 3, report.statuses
 
 
-class _Lenient:
-    """A broken verifier: it answers 1.0 for anything (a reward hack's dream)."""
+class _Wrapper:
+    """A verifier around the real one, for the broken variants below."""
 
     name = "python"
 
@@ -59,25 +59,18 @@ class _Lenient:
 
     async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
         raise NotImplementedError
+
+
+class _Lenient(_Wrapper):
+    """A broken verifier: it answers 1.0 for anything (a reward hack's dream)."""
 
     def score(self, completion: str, tests: Any, **options: Any) -> Result:
         result = self.inner.score(completion, tests, **options)
         return result.model_copy(update={"status": Status.PASSED, "score": 1.0})
 
 
-class _Fragile:
+class _Fragile(_Wrapper):
     """A broken verifier: it raises on NUL bytes in the completion."""
-
-    name = "python"
-
-    def __init__(self) -> None:
-        self.inner = verifiers.get_verifier("python")
-
-    def parse_tests(self, tests: Any) -> Any:
-        return self.inner.parse_tests(tests)
-
-    async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
-        raise NotImplementedError
 
     def score(self, completion: str, tests: Any, **options: Any) -> Result:
         if "\0" in completion:

@@ -10,17 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.errors import SpecError
+from verifiers.integrations.data import SOURCES
 
-#: Benchmarks known by name (read from the shared datasets directory).
-DATASETS = (
-    "humaneval",
-    "mbpp",
-    "humaneval-x-js",
-    "humaneval-x-go",
-    "humaneval-x-rust",
-    "spider",
-    "structured-regex",
-)
+#: Benchmarks known by name: the shared ones ``verifiers data prepare`` reads.
+DATASETS = tuple(s for s in SOURCES if s != "eurus")
 
 
 @dataclass(frozen=True)
