@@ -66,9 +66,18 @@ fi
 # ray: the Ray executor and its tests (tests/test_ray.py).
 # service: verifiers serve and runtime="remote" (tests/service).
 # eval: verifiers eval and report (tests/eval).
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray,service,eval]"
+# docker: the Docker runtime and its images (tests/runtimes/test_docker.py).
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,integrations,bench,ray,service,eval,docker]"
 
 # Rust crates (rand, regex, md5) and a warm Go build cache, built once with the
 # network so that verification never needs it.
 .venv/bin/verifiers toolchains build >/dev/null
+
+# The Docker runtime's images, when a Docker daemon runs here: built offline from
+# Debian's packages (debootstrap, then docker import); an image whose inputs did not
+# change is kept, so a second run takes seconds.
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
+  .venv/bin/verifiers images build --offline
+fi
 echo "setup: ready ($(.venv/bin/python --version), $(bwrap --version))"

@@ -310,6 +310,7 @@ def doctor() -> None:
         except Exception as err:
             table.add_row(f"runtime {name}", "error", f"{type(err).__name__}: {err}")
             healthy &= name != "local"
+    _image_rows(table)
     for name in registry.language_names():
         try:
             lang = registry.get_language(name)
@@ -470,6 +471,70 @@ def toolchains_build(
             console.print(f"[red]go build cache failed:[/] {err}")
             failed = True
     raise typer.Exit(1 if failed else 0)
+
+
+images_app = typer.Typer(help="The language runtime images of the Docker runtime.")
+app.add_typer(images_app, name="images")
+
+
+@images_app.command("build")
+def images_build(
+    offline: Annotated[
+        bool,
+        typer.Option(help="Bootstrap the Debian base with debootstrap (no registry needed)."),
+    ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Build only this image and its parents (python, javascript, go, "
+            "rust, all; repeatable)."
+        ),
+    ] = None,
+) -> None:
+    """Build the images from docker/ (an image whose inputs did not change is kept)."""
+    from verifiers import images
+
+    try:
+        report = images.build(only, offline=offline, log=console.print)
+    except (VerifierError, RuntimeError, ValueError, OSError) as err:
+        _fail(str(err), 1)
+    built = ", ".join(f"{name} {s:.0f}s" for name, s in report.seconds.items()) or "nothing"
+    kept = ", ".join(report.cached) or "nothing"
+    out.print(f"built: {built}; up to date: {kept}; total {report.total_s:.1f}s")
+
+
+@images_app.command("list")
+def images_list() -> None:
+    """Which images exist, whether they match the definitions, and their versions."""
+    table = Table(title="verifiers images")
+    table.add_column("component")
+    table.add_column("status")
+    table.add_column("detail")
+    ok = _image_rows(table)
+    out.print(table)
+    raise typer.Exit(0 if ok else 1)
+
+
+def _image_rows(table: Table) -> bool:
+    """Rows for the Docker runtime's images; whether all of them are present and current."""
+    from verifiers import images
+
+    try:
+        found = images.list_images()
+    except Exception as err:
+        table.add_row("docker images", "unavailable", f"{err}")
+        return False
+    for info in found:
+        if not info.present:
+            status, detail = "missing", f"build: {images.BUILD_HINT}"
+        else:
+            status = "ok" if info.current else "outdated"
+            pins = ", ".join(f"{k} {v}" for k, v in (info.versions or {}).items())
+            detail = f"{info.image_id}, {info.size_mb:.0f} MB; {pins}"
+            if not info.current:
+                detail += f"; rebuild: {images.BUILD_HINT}"
+        table.add_row(f"image {info.tag}", status, detail)
+    return all(i.present and i.current for i in found)
 
 
 @app.command()

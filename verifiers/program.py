@@ -9,6 +9,12 @@ Paths inside steps may use the placeholders ``{program_dir}`` (where the
 program's read-only files are), ``{work_dir}`` (the writable working directory)
 and ``{python}`` (the sandbox's Python interpreter); the session resolves them,
 so a language never hard-codes a runtime's layout.
+
+Toolchains are logical too: a program names the ones it needs in
+:attr:`Program.toolchains` and its steps use their placeholders (see
+:data:`TOOLCHAIN_PLACEHOLDERS`); each runtime resolves them to its own paths (the
+local runtime to the host's tools, the Docker runtime to its image's), so that
+runtimes can be swapped without touching a language.
 """
 
 from __future__ import annotations
@@ -18,6 +24,33 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifiers.limits import StepLimits
+
+#: Logical toolchains and the placeholders each provides.
+TOOLCHAIN_PLACEHOLDERS: dict[str, tuple[str, ...]] = {
+    "node": ("{node}",),
+    "go": ("{go}", "{go_cache}"),
+    "rust": ("{rustc}", "{rust_deps}"),
+}
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """A logical toolchain as one runtime provides it.
+
+    Attributes:
+        name: ``node``, ``go`` or ``rust`` (a key of :data:`TOOLCHAIN_PLACEHOLDERS`).
+        placeholders: Value of each of its placeholders (``{rustc}`` -> a path).
+        identity: What distinguishes its artefacts from those of another toolchain
+            (versions, an image id): build caches key on it.
+        host_paths: Host directories a runtime that shares the host's files must expose.
+        description: One line for ``verifiers doctor``.
+    """
+
+    name: str
+    placeholders: Mapping[str, str]
+    identity: str
+    host_paths: tuple[str, ...] = ()
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,8 +139,8 @@ class Program:
         preload_modules: Python modules the sandbox imports once before the tests
             so that forked children share them.
         preload_entries: Python files (in the program directory) loaded once for ``call`` steps.
-        host_paths: Host directories the program needs read-only (toolchains);
-            runtimes that bring their own images may ignore them.
+        host_paths: Host directories the program needs read-only (data such as a
+            large SQLite database; toolchains go through ``toolchains``).
         executables: Work files to make executable.
         build_key: Content hash of everything the build depends on (sources, flags,
             toolchain); equal keys give interchangeable artefacts.
@@ -117,6 +150,8 @@ class Program:
             preload and before the tests (no fork, no limits, output discarded), so that
             forked tests share their work. Only for trusted set-up that never reads the
             candidate's code, such as compiling the tests; failures are ignored.
+        toolchains: Logical toolchains the steps use through their placeholders
+            (``node``, ``go``, ``rust``); the runtime resolves them.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
             through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
             before the disk. Such a program needs nothing written into the sandbox,
@@ -135,6 +170,7 @@ class Program:
     artefacts: tuple[str, ...] = ()
     prepare: tuple[Step, ...] = ()
     files_in_memory: bool = False
+    toolchains: tuple[str, ...] = ()
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

@@ -29,6 +29,7 @@ LANGUAGE_ALIASES: dict[str, str] = {
 }
 RUNTIMES: dict[str, str] = {
     "local": "verifiers.runtimes.local:LocalRuntime",
+    "docker": "verifiers.runtimes.docker:DockerRuntime",
     # Whole verifications sent to a verification service (verifiers serve).
     "remote": "verifiers.runtimes.remote:RemoteRuntime",
 }

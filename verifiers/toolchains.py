@@ -23,6 +23,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from verifiers.errors import RuntimeUnavailableError
+from verifiers.program import Toolchain
+
 #: Crates every Rust program may use. rand 0.7 because the tests of HumanEval-X call its
 #: two-argument ``gen_range``. Add or change crates with
 #: ``verifiers toolchains build --rust-crate NAME=VERSION``.
@@ -195,3 +198,102 @@ def build_go_cache(go: str = "go") -> Path:
         for name in files:
             os.chmod(os.path.join(root, name), 0o644)
     return target
+
+
+# --- the host's toolchains, as the local runtime provides them -------------------------------
+
+_host_cache: dict[tuple[str, str, str], Toolchain] = {}
+
+
+def _which(explicit: str | None, name: str) -> str | None:
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else shutil.which(explicit)
+    return shutil.which(name)
+
+
+def _bin_paths(binary: str) -> tuple[str, ...]:
+    """The installation directory of a binary outside ``/usr`` (``/opt/x/bin/x`` -> ``/opt/x``)."""
+    real = os.path.realpath(binary)
+    prefix = os.path.dirname(os.path.dirname(real))
+    return () if real.startswith("/usr/") else (prefix,)
+
+
+def host_toolchain(name: str, path: str | None = None) -> Toolchain:
+    """A logical toolchain (``node``, ``go``, ``rust``) resolved on this host.
+
+    Args:
+        name: The toolchain.
+        path: Its main binary (default: found on ``PATH``).
+
+    Raises:
+        RuntimeUnavailableError: The toolchain is missing or does not run (with what to install).
+    """
+    # PATH is part of the key: a tool installed (or a PATH fixed) later is found then.
+    key = (name, path or "", os.environ.get("PATH", ""))
+    found = _host_cache.get(key)
+    if found is None:
+        found = _host_cache[key] = _resolve_host(name, path)
+    return found
+
+
+def _resolve_host(name: str, path: str | None) -> Toolchain:
+    from verifiers.languages.common import toolchain_version
+
+    if name == "node":
+        node = _which(path, "node")
+        if not node:
+            raise RuntimeUnavailableError(
+                "node not found: install Node.js 18 or newer (apt-get install nodejs)"
+            )
+        version = toolchain_version([node, "--version"])
+        return Toolchain(
+            "node",
+            {"{node}": node},
+            f"host node {version}",
+            _bin_paths(node),
+            f"node {version} at {node}",
+        )
+    if name == "go":
+        go = _which(path, "go")
+        if not go:
+            raise RuntimeUnavailableError("go not found: apt-get install golang-go")
+        version = toolchain_version([go, "version"])
+        cache = go_cache_dir(version)
+        warmed = cache.is_dir()
+        return Toolchain(
+            "go",
+            {"{go}": go, "{go_cache}": str(cache) if warmed else "/tmp/go-build"},
+            f"host {version}",
+            (*_bin_paths(go), *((str(cache),) if warmed else ())),
+            f"{version} at {go}; build cache "
+            + ("warmed" if warmed else "not warmed (run: verifiers toolchains build)"),
+        )
+    if name == "rust":
+        rustc = _which(path, "rustc")
+        if not rustc:
+            raise RuntimeUnavailableError(
+                "rustc not found: install Rust (rustup or apt-get install rustc)"
+            )
+        try:
+            sysroot = rust_sysroot(rustc)
+        except (OSError, subprocess.SubprocessError) as err:
+            raise RuntimeUnavailableError(f"{rustc} --print sysroot failed: {err}") from err
+        real = str(sysroot / "bin" / "rustc")
+        version = toolchain_version([real, "--version"])
+        manifest = rust_crates_manifest(version)
+        paths = [str(sysroot)]
+        deps = "/nonexistent-rust-crates"
+        crates = "none built (run: verifiers toolchains build)"
+        if manifest:
+            deps = str(manifest["deps"])
+            paths.append(str(Path(deps).parent.parent.parent))
+            crates = ", ".join(sorted(manifest["externs"]))
+        externs = json.dumps(manifest and manifest["externs"], sort_keys=True)
+        return Toolchain(
+            "rust",
+            {"{rustc}": real, "{rust_deps}": deps},
+            f"host {version}; crates {externs}",
+            tuple(paths),
+            f"{version} at {real}; crates: {crates}",
+        )
+    raise RuntimeUnavailableError(f"unknown toolchain {name!r}")

@@ -22,6 +22,7 @@ from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
 from verifiers.extraction import Extraction, extract_code
+from verifiers.languages.common import content_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
 from verifiers.protocols import Language, Runtime, TestOutcome
@@ -289,7 +290,7 @@ class CodeVerifier:
                     code,
                     found.format_ok,
                 )
-            program = lang.build_program(code, spec, selected, opts.limits)
+            program = self._keyed(lang.build_program(code, spec, selected, opts.limits))
             last_error: SandboxError | None = None
             for attempt in range(2):
                 try:
@@ -318,6 +319,22 @@ class CodeVerifier:
             _log_unavailable(lang.name, self.runtime.name, err)
             message = f"Infrastructure error (not the program's fault): {err}"
             return finish(every(Status.SANDBOX_ERROR, message), Status.SANDBOX_ERROR, message)
+
+    def _keyed(self, program: Program) -> Program:
+        """``program`` with its runtime's toolchain identities in its build key.
+
+        Languages name toolchains, runtimes provide them: an artefact built with one
+        runtime's toolchain (the host's rustc, an image's) is never run on another's.
+        """
+        if not program.toolchains or program.build_key is None:
+            return program
+        resolve_tool = getattr(self.runtime, "toolchain", None)
+        if not callable(resolve_tool):
+            return program
+        identities = [resolve_tool(name).identity for name in program.toolchains]
+        return dataclasses.replace(
+            program, build_key=content_key(program.build_key, self.runtime.name, *identities)
+        )
 
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import signal
@@ -13,7 +14,7 @@ from verifiers.compare import outputs_match
 from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
-from verifiers.program import ProcessResult
+from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec, parse_tests
@@ -231,3 +232,35 @@ def toolchain_version(argv: list[str]) -> str:
     if done.returncode != 0:
         raise RuntimeUnavailableError(f"{' '.join(argv)} failed: {done.stderr.strip()[:300]}")
     return (done.stdout or done.stderr).strip().splitlines()[0]
+
+
+def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
+    """``program`` with toolchain ``name`` fixed to a host binary, when ``path`` is given.
+
+    A language constructed with an explicit tool path (``JavaScriptLanguage(node=...)``)
+    resolves that toolchain itself: its placeholders become host paths and its
+    directories host paths to expose, so the program runs only on runtimes that share
+    the host's files (the local runtime). Without ``path`` the runtime resolves it.
+    """
+    if path is None:
+        return program
+    from verifiers.toolchains import host_toolchain
+
+    tool = host_toolchain(name, path)
+    values = dict(tool.placeholders)
+
+    def fix(step: Step) -> Step:
+        return dataclasses.replace(
+            step,
+            argv=tuple(resolve(a, values) for a in step.argv),
+            env={k: resolve(v, values) for k, v in step.env.items()},
+        )
+
+    return dataclasses.replace(
+        program,
+        tests=tuple(dataclasses.replace(t, step=fix(t.step)) for t in program.tests),
+        build=fix(program.build) if program.build is not None else None,
+        host_paths=(*program.host_paths, *tool.host_paths),
+        toolchains=tuple(t for t in program.toolchains if t != name),
+        build_key=content_key(program.build_key, tool.identity) if program.build_key else None,
+    )

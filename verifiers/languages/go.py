@@ -18,24 +18,21 @@ mode offline (``GO111MODULE=off``, Debian's packages under /usr/share/gocode),
 
 from __future__ import annotations
 
-import functools
 import re
 import secrets
-import shutil
 from typing import Any
 
 import tree_sitter
 
-from verifiers.errors import RuntimeUnavailableError
 from verifiers.languages.common import (
     TreeSitterLanguage,
     content_key,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
+    pin_toolchain,
     records,
     stderr_tail,
-    toolchain_version,
 )
 from verifiers.limits import Limits
 from verifiers.parsing import grammar
@@ -43,7 +40,7 @@ from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import GO_ENV, go_cache_dir
+from verifiers.toolchains import GO_ENV, host_toolchain
 
 GRAMMAR = "tree_sitter_go"
 MEMORY_MARKERS = (b"runtime: out of memory", b"fatal error: out of memory")
@@ -204,7 +201,8 @@ class GoLanguage(TreeSitterLanguage):
     """Go with the sandbox's ``go`` (GOPATH mode, offline).
 
     Args:
-        go: The ``go`` command (default: found on ``PATH``).
+        go: A host ``go`` command to pin (default: the runtime's ``go`` toolchain, which
+            the local runtime finds on ``PATH`` and the Docker runtime in its image).
     """
 
     name = "go"
@@ -214,19 +212,9 @@ class GoLanguage(TreeSitterLanguage):
     def __init__(self, go: str | None = None) -> None:
         self._go = go
 
-    @functools.cached_property
-    def _toolchain(self) -> tuple[str, str]:
-        found = self._go or shutil.which("go")
-        if not found:
-            raise RuntimeUnavailableError("go not found: apt-get install golang-go")
-        return found, toolchain_version([found, "version"])
-
     def toolchain(self) -> str:
-        """The go version and the warmed cache (for ``verifiers doctor``)."""
-        go, version = self._toolchain
-        cache = go_cache_dir(version)
-        warmed = "warmed" if cache.is_dir() else "not warmed (run: verifiers toolchains build)"
-        return f"{version} at {go}; build cache {warmed}"
+        """The host's go version and warmed cache (for ``verifiers doctor``)."""
+        return host_toolchain("go", self._go).description
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """stdin/stdout, or test code whose ``TestX`` functions become the tests."""
@@ -239,15 +227,13 @@ class GoLanguage(TreeSitterLanguage):
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
         """A ``go build`` or ``go test -c``, then one run per selected test."""
-        go, version = self._toolchain
-        cache = go_cache_dir(version)
-        env = {**GO_ENV, "GOCACHE": str(cache) if cache.is_dir() else "/tmp/go-build"}
+        env = {**GO_ENV, "GOCACHE": "{go_cache}"}
         tests = []
         step_limits = limits.step_limits()
         work_files: dict[str, bytes] = {}
         if isinstance(spec, StdioTests):
             work_files["src/main.go"] = code.encode("utf-8", errors="surrogateescape")
-            argv: tuple[str, ...] = (go, "build", "-o", "{work_dir}/prog", ".")
+            argv: tuple[str, ...] = ("{go}", "build", "-o", "{work_dir}/prog", ".")
             for index in selected:
                 stdin = spec.cases[index].input.encode("utf-8", errors="surrogateescape")
                 step = Step(argv=("{work_dir}/prog",), limits=step_limits, stdin=stdin)
@@ -259,7 +245,7 @@ class GoLanguage(TreeSitterLanguage):
             own_main = bool(_TEST_MAIN.search(spec.test))
             if not own_main:
                 work_files[_NONCE_FILE] = _NONCE_MAIN.encode()
-            argv = (go, "test", "-c", "-vet=off", "-o", "{work_dir}/prog", ".")
+            argv = ("{go}", "test", "-c", "-vet=off", "-o", "{work_dir}/prog", ".")
             for index in selected:
                 name = spec.test_names[index] if spec.test_names else "^$"
                 pattern = f"^{name}$" if spec.test_names else name
@@ -283,15 +269,17 @@ class GoLanguage(TreeSitterLanguage):
         sources = "\0".join(
             f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(work_files.items())
         )
-        return Program(
+        # The toolchain's identity (its version, an image) joins the key in the pipeline.
+        program = Program(
             files={},
             work_files=work_files,
             tests=tuple(tests),
             build=build,
-            build_key=content_key("go", version, " ".join(argv), sources),
+            build_key=content_key("go", " ".join(argv), sources),
             artefacts=("prog",),
-            host_paths=(str(cache),) if cache.is_dir() else (),
+            toolchains=("go",),
         )
+        return pin_toolchain(program, "go", self._go)
 
     def interpret(
         self,

@@ -9,24 +9,23 @@ build step; a ``SyntaxError`` Node finds when loading code tree-sitter accepted
 
 from __future__ import annotations
 
-import shutil
 from importlib import resources
 
-from verifiers.errors import RuntimeUnavailableError
 from verifiers.languages.common import (
     TreeSitterLanguage,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
+    pin_toolchain,
     records,
     stderr_tail,
-    toolchain_version,
 )
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
+from verifiers.toolchains import host_toolchain
 
 #: What Node and V8 print when memory runs out.
 MEMORY_MARKERS = (
@@ -41,7 +40,8 @@ class JavaScriptLanguage(TreeSitterLanguage):
     """JavaScript (CommonJS) on the sandbox's Node.js.
 
     Args:
-        node: The ``node`` executable (default: found on ``PATH``).
+        node: A host ``node`` executable to pin (default: the runtime's ``node`` toolchain,
+            which the local runtime finds on ``PATH`` and the Docker runtime in its image).
     """
 
     name = "javascript"
@@ -49,18 +49,14 @@ class JavaScriptLanguage(TreeSitterLanguage):
     grammar = "tree_sitter_javascript"
 
     def __init__(self, node: str | None = None) -> None:
-        self.node = node or shutil.which("node") or "node"
+        self._node = node
         self._harness = (
             resources.files("verifiers.languages").joinpath("_js_harness.js").read_bytes()
         )
 
     def toolchain(self) -> str:
-        """Node's version (for ``verifiers doctor``)."""
-        if not shutil.which(self.node):
-            raise RuntimeUnavailableError(
-                "node not found: install Node.js 18 or newer (apt-get install nodejs)"
-            )
-        return f"node {toolchain_version([self.node, '--version'])} at {self.node}"
+        """Node's version on this host (for ``verifiers doctor``)."""
+        return host_toolchain("node", self._node).description
 
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
@@ -75,22 +71,23 @@ class JavaScriptLanguage(TreeSitterLanguage):
             for index in selected:
                 stdin = spec.cases[index].input.encode("utf-8", errors="surrogateescape")
                 step = Step(
-                    argv=(self.node, heap, "{program_dir}/solution.js"),
+                    argv=("{node}", heap, "{program_dir}/solution.js"),
                     limits=step_limits,
                     stdin=stdin,
                 )
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "stdio"}))
         else:
             assert isinstance(spec, AssertScriptTests)
-            program = f"{code}\n;\n{spec.test}\n"
-            files["program.js"] = program.encode("utf-8", errors="surrogateescape")
+            source = f"{code}\n;\n{spec.test}\n"
+            files["program.js"] = source.encode("utf-8", errors="surrogateescape")
             files["harness.js"] = self._harness
             step = Step(
-                argv=(self.node, heap, "{program_dir}/harness.js", "{program_dir}/program.js"),
+                argv=("{node}", heap, "{program_dir}/harness.js", "{program_dir}/program.js"),
                 limits=step_limits,
             )
             tests.append(ProgramTest(index=0, step=step, meta={"mode": "assert"}))
-        return Program(files=files, tests=tuple(tests))
+        program = Program(files=files, tests=tuple(tests), toolchains=("node",))
+        return pin_toolchain(program, "node", self._node)
 
     def interpret(
         self,

@@ -20,7 +20,7 @@ from importlib import resources
 from typing import Any
 
 from verifiers.errors import SpecError
-from verifiers.languages.common import forged, limit_outcome, records
+from verifiers.languages.common import forged, limit_outcome, pin_toolchain, records
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -62,6 +62,7 @@ class RegexLanguage:
     aliases = ("regex", "regexp", "re", "re2", "regular-expression")
 
     def __init__(self, node: str | None = None) -> None:
+        self._node = node
         self.node = node or shutil.which("node") or "node"
         files = resources.files("verifiers.languages")
         self._harness = files.joinpath("_regex_harness.py").read_bytes()
@@ -145,7 +146,7 @@ class RegexLanguage:
         for index in selected:
             if spec.flavor == "javascript" and index < len(cases):
                 argv: tuple[str, ...] = (
-                    self.node,
+                    "{node}",
                     "{program_dir}/regex.js",
                     "{program_dir}",
                     str(index),
@@ -162,7 +163,8 @@ class RegexLanguage:
         preload = [_MODULES.get(spec.flavor, "re")]
         if spec.gold is not None:
             preload.append("interegular")
-        return Program(
+        uses_node = any(t.step.kind == "exec" for t in tests)
+        program = Program(
             files={
                 "harness.py": self._harness,
                 "regex.js": self._js,
@@ -172,8 +174,10 @@ class RegexLanguage:
             tests=tuple(tests),
             preload_modules=tuple(preload),
             preload_entries=(HARNESS,),
-            files_in_memory=all(t.step.kind == "call" for t in tests),
+            files_in_memory=not uses_node,
+            toolchains=("node",) if uses_node else (),
         )
+        return pin_toolchain(program, "node", self._node) if uses_node else program
 
     def interpret(
         self,

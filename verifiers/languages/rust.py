@@ -13,22 +13,19 @@ default) are linked with ``--extern``, offline.
 
 from __future__ import annotations
 
-import functools
-import shutil
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import tree_sitter
 
-from verifiers.errors import RuntimeUnavailableError
 from verifiers.languages.common import (
     TreeSitterLanguage,
     content_key,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
+    pin_toolchain,
     records,
-    toolchain_version,
 )
 from verifiers.limits import Limits
 from verifiers.parsing import grammar
@@ -36,7 +33,7 @@ from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import rust_crates_manifest, rust_sysroot
+from verifiers.toolchains import DEFAULT_RUST_CRATES, host_toolchain
 
 GRAMMAR = "tree_sitter_rust"
 FLAGS = ("--edition", "2021", "-O", "-C", "strip=symbols", "-A", "warnings")
@@ -277,37 +274,25 @@ class RustLanguage(TreeSitterLanguage):
     """Rust with the sandbox's ``rustc`` (edition 2021, ``-O``).
 
     Args:
-        rustc: The ``rustc`` to use (default: found on ``PATH``; a rustup proxy is
-            resolved to the toolchain's real binary).
+        rustc: A host ``rustc`` to pin (default: the runtime's ``rust`` toolchain: the
+            local runtime finds ``rustc`` on ``PATH`` and resolves a rustup proxy to the
+            real binary, the Docker runtime uses its image's).
+        crates: Crates passed with ``--extern`` (found in the toolchain's crate
+            directory; one that is not there is an error only for a program that uses it).
     """
 
     name = "rust"
     aliases = ("rust", "rs")
     grammar = GRAMMAR
 
-    def __init__(self, rustc: str | None = None) -> None:
+    def __init__(self, rustc: str | None = None, crates: Iterable[str] | None = None) -> None:
         self._rustc = rustc
-
-    @functools.cached_property
-    def _toolchain(self) -> tuple[str, str, dict[str, Any] | None]:
-        found = self._rustc or shutil.which("rustc")
-        if not found:
-            raise RuntimeUnavailableError(
-                "rustc not found: install Rust (rustup or apt-get install rustc)"
-            )
-        real = str(rust_sysroot(found) / "bin" / "rustc")
-        version = toolchain_version([real, "--version"])
-        return real, version, rust_crates_manifest(version)
+        names = DEFAULT_RUST_CRATES if crates is None else crates
+        self.crates = tuple(sorted(c.replace("-", "_") for c in names))
 
     def toolchain(self) -> str:
-        """The rustc version and the linked crates (for ``verifiers doctor``)."""
-        real, version, manifest = self._toolchain
-        crates = (
-            ", ".join(sorted(manifest["externs"]))
-            if manifest
-            else "none built (run: verifiers toolchains build)"
-        )
-        return f"{version} at {real}; crates: {crates}"
+        """The host's rustc version and built crates (for ``verifiers doctor``)."""
+        return host_toolchain("rust", self._rustc).description
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """stdin/stdout, or test code whose ``#[test]`` functions become the tests."""
@@ -323,14 +308,11 @@ class RustLanguage(TreeSitterLanguage):
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
         """One ``rustc`` build, then one run per selected test."""
-        rustc, version, manifest = self._toolchain
-        link: list[str] = []
-        host_paths = [str(Path(rustc).parent.parent)]
-        if manifest:
-            link += ["-L", f"dependency={manifest['deps']}"]
-            for crate, rlib in sorted(manifest["externs"].items()):
-                link += ["--extern", f"{crate}={rlib}"]
-            host_paths.append(str(Path(manifest["deps"]).parent.parent.parent))
+        # `--extern NAME` without a path: rustc finds the crate's one rlib in the -L
+        # directory, so the language needs no path of any runtime's crate build.
+        link = ["-L", "{rust_deps}"]
+        for crate in self.crates:
+            link += ["--extern", crate]
         tests = []
         step_limits = limits.step_limits()
         if isinstance(spec, StdioTests):
@@ -361,18 +343,20 @@ class RustLanguage(TreeSitterLanguage):
         source = "\n".join(line.rstrip() for line in source.strip().splitlines()) + "\n"
         flags = (*FLAGS, *cfg)
         build = Step(
-            argv=(rustc, *flags, "-o", "{work_dir}/prog", "{program_dir}/main.rs", *link),
+            argv=("{rustc}", *flags, "-o", "{work_dir}/prog", "{program_dir}/main.rs", *link),
             limits=limits.step_limits(build=True),
             env={"PATH": "/usr/bin:/bin"},
         )
-        return Program(
+        # The toolchain's identity (rustc, crates, an image) joins the key in the pipeline.
+        program = Program(
             files={"main.rs": source.encode("utf-8", errors="surrogateescape")},
             tests=tuple(tests),
             build=build,
-            build_key=content_key("rust", version, " ".join(flags), " ".join(link), source),
+            build_key=content_key("rust", " ".join(flags), " ".join(link), source),
             artefacts=("prog",),
-            host_paths=tuple(host_paths),
+            toolchains=("rust",),
         )
+        return pin_toolchain(program, "rust", self._rustc)
 
     def interpret(
         self,

@@ -219,6 +219,14 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, pid1: bool) -> 
         os.chdir(req.get("cwd") or "/")
         env = {str(k): str(v) for k, v in (req.get("env") or {}).items()}
         _set_limits(req["limits"], enforce_nproc=pid1)
+        if _OOM_FIRST:
+            # A container's memory cgroup may run out before a process's own limit: the
+            # kernel must then kill the program, never its supervisor.
+            try:
+                with open("/proc/self/oom_score_adj", "w") as f:
+                    f.write("1000")
+            except OSError:
+                pass
         if req["kind"] == "exec":
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -578,6 +586,8 @@ def _leftovers() -> str | None:
 
 _initial_keys: list[str] = []
 _initial_cwd = "/"
+# Set by --oom-first (containers): every program is the out-of-memory killer's first choice.
+_OOM_FIRST = False
 
 
 def reset(pid1: bool) -> dict[str, Any]:
@@ -658,6 +668,8 @@ def main(argv: list[str]) -> int:
     if "--gid" in argv:
         gid = int(argv[argv.index("--gid") + 1])
     workdir = argv[argv.index("--workdir") + 1] if "--workdir" in argv else None
+    global _OOM_FIRST
+    _OOM_FIRST = "--oom-first" in argv
     if uid >= 0:
         drop_privileges(uid, gid if gid >= 0 else uid, workdir)
     else:

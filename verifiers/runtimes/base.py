@@ -9,7 +9,7 @@ import json
 import os
 import signal
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -58,18 +58,37 @@ class AgentConnection:
 
     Owns the diagnostics from the sandbox's stderr (last 64 KiB) so that a
     failure message can say what bubblewrap or the agent printed.
+
+    Either ``proc`` (the local runtime: the sandbox is a child process whose pipes
+    are the agent's stdin and stdout) or ``reader``, ``writer`` and ``killer`` (a
+    runtime that reaches the agent another way, such as a container's attached
+    stream; it feeds stderr through :meth:`add_diagnostics`).
     """
 
-    def __init__(self, proc: asyncio.subprocess.Process, placeholders: Mapping[str, str]) -> None:
-        assert proc.stdin is not None and proc.stdout is not None
-        self.proc = proc
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process | None,
+        placeholders: Mapping[str, str],
+        *,
+        reader: asyncio.StreamReader | None = None,
+        writer: asyncio.StreamWriter | None = None,
+        killer: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.placeholders = dict(placeholders)
-        self._writer = proc.stdin
-        self._reader = proc.stdout
+        self._killer = killer
         self._stderr: collections.deque[bytes] = collections.deque(maxlen=64)
-        self._stderr_task = (
-            asyncio.ensure_future(self._drain_stderr()) if proc.stderr is not None else None
-        )
+        self._stderr_task: asyncio.Future[None] | None = None
+        if proc is not None:
+            assert proc.stdin is not None and proc.stdout is not None
+            self._writer: asyncio.StreamWriter = proc.stdin
+            self._reader: asyncio.StreamReader = proc.stdout
+            if proc.stderr is not None:
+                self._stderr_task = asyncio.ensure_future(self._drain_stderr(proc.stderr))
+        else:
+            if reader is None or writer is None or killer is None:
+                raise ValueError("AgentConnection: give a process, or a reader, writer and killer")
+            self._writer, self._reader = writer, reader
+        self._proc = proc
         self._next_id = 0
         self.broken = False
         #: A pidfd of the sandbox's PID 1, when the runtime knows it (immune to pid reuse).
@@ -77,13 +96,22 @@ class AgentConnection:
         #: Process group of the sandbox's processes on the host, when it has its own.
         self.process_group: int | None = None
 
-    async def _drain_stderr(self) -> None:
-        assert self.proc.stderr is not None
+    @property
+    def proc(self) -> asyncio.subprocess.Process:
+        """The sandbox process (runtimes that started one)."""
+        assert self._proc is not None
+        return self._proc
+
+    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         while True:
-            chunk = await self.proc.stderr.read(1024)
+            chunk = await stream.read(1024)
             if not chunk:
                 return
             self._stderr.append(chunk)
+
+    def add_diagnostics(self, chunk: bytes) -> None:
+        """Record what the sandbox printed on its stderr."""
+        self._stderr.append(chunk)
 
     def diagnostics(self) -> str:
         """What the sandbox printed on its own stderr (bubblewrap or agent errors)."""
@@ -222,6 +250,11 @@ class AgentConnection:
 
     async def kill(self) -> None:
         """Kill the sandbox (its PID namespace dies with its PID 1) and reap it."""
+        if self._killer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+            await self._killer()
+            return
         if self.sandbox_pidfd is not None:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(self.sandbox_pidfd, signal.SIGKILL)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -49,10 +50,11 @@ from typing import Any, Literal
 from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
-from verifiers.program import ProcessResult, Program, Step, resolve
+from verifiers.program import ProcessResult, Program, Step, Toolchain, resolve
 from verifiers.protocols import RuntimeCheck
 from verifiers.runtimes.base import AgentConnection, agent_source
 from verifiers.runtimes.seccomp import seccomp_program
+from verifiers.toolchains import host_toolchain
 
 log = logging.getLogger("verifiers.runtimes.local")
 
@@ -279,14 +281,42 @@ class LocalRuntime:
 
     # --- sessions --------------------------------------------------------------------------
 
+    def toolchain(self, name: str) -> Toolchain:
+        """A logical toolchain (``node``, ``go``, ``rust``) as found on this host.
+
+        Raises:
+            RuntimeUnavailableError: It is not installed (the message says what to install).
+        """
+        return host_toolchain(name)
+
     def session(
         self, program: Program, limits: Limits
     ) -> contextlib.AbstractAsyncContextManager[_Session]:
         """Open a sandbox holding ``program`` (see :class:`~verifiers.protocols.Runtime`)."""
-        return self._open(program, limits, self._require().mode)
+        mode = self._require().mode
+        return self._open(program, limits, mode, self._toolchains(program))
+
+    def _toolchains(self, program: Program) -> tuple[dict[str, str], tuple[str, ...]]:
+        """Placeholders and host directories of the program's toolchains."""
+        values: dict[str, str] = {}
+        paths: list[str] = []
+        for name in program.toolchains:
+            tool = self.toolchain(name)
+            values.update(tool.placeholders)
+            paths += tool.host_paths
+        return values, tuple(paths)
 
     @contextlib.asynccontextmanager
-    async def _open(self, program: Program, limits: Limits, mode: str) -> AsyncIterator[_Session]:
+    async def _open(
+        self,
+        program: Program,
+        limits: Limits,
+        mode: str,
+        tools: tuple[dict[str, str], tuple[str, ...]] = ({}, ()),
+    ) -> AsyncIterator[_Session]:
+        values, tool_paths = tools
+        if tool_paths:
+            program = dataclasses.replace(program, host_paths=(*program.host_paths, *tool_paths))
         # Warm sandboxes live on the engine loop, which outlives any one call.
         if mode != "none" and self.warm and _warm_eligible(program) and in_engine():
             warm = await self._take_warm(program, limits, mode)
@@ -301,6 +331,7 @@ class LocalRuntime:
             session: _Session = await self._start_unsafe(program, limits)
         else:
             session = await self._start_bwrap(program, limits, mode)
+        session.conn.placeholders.update(values)
         try:
             await session.setup(program)
             yield session
@@ -746,6 +777,7 @@ def _warm_eligible(program: Program) -> bool:
         and program.build is None
         and not program.work_files
         and not program.host_paths
+        and not program.toolchains
         and all(t.step.kind == "call" for t in program.tests)
         and sum(len(c) for c in program.files.values()) <= WARM_MAX_FILE_BYTES
     )

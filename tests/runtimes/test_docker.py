@@ -1,0 +1,271 @@
+"""The Docker runtime on the real engine: conformance, case tables, hostile programs, faults.
+
+Needs a Docker daemon and the images (``verifiers images build --offline``); under CI=true
+a missing daemon or image fails instead of skipping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import verifiers
+from verifiers import Status
+from verifiers.images import DEFAULT_IMAGE
+from verifiers.languages.base import CodeVerifier
+from verifiers.languages.rust import RustLanguage
+from verifiers.limits import Limits
+from verifiers.runtimes import DockerRuntime, LocalRuntime
+from verifiers.runtimes.docker import OWNER_LABEL
+from verifiers.testing.cases import CASE_TABLES, Case
+from verifiers.testing.conformance import RUNTIME_CHECKS, Check
+from verifiers.testing.hostile import HOSTILE, WRITE_TARGETS, Hostile
+
+from ..conftest import need
+from ..test_hostile import Host, host  # noqa: F401  (the fixture)
+
+CASES = [(lang, case) for lang, table in CASE_TABLES.items() for case in table]
+# The whole battery in Python and JavaScript; in Go and Rust (which compile every attack
+# first) the attacks the Docker issue names, to keep this file within a few minutes.
+CORE_ATTACKS = ("fork_bomb", "heap_bomb", "disk_fill", "network_local", "daemon")
+HOSTILE_CASES = [
+    (lang, case)
+    for lang in ("python", "javascript", "go", "rust")
+    for case in HOSTILE[lang]
+    if lang in ("python", "javascript") or case.kind in CORE_ATTACKS
+]
+BUILD_ALLOWANCE_S = {"go": 60.0, "rust": 60.0}
+MARGIN_S = 3.0
+GOOD = "def add(a, b):\n    return a + b\n"
+TESTS = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
+
+
+def _has_sdk() -> bool:
+    try:
+        import docker  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def docker_runtime() -> Iterator[DockerRuntime]:
+    need(_has_sdk(), "the docker Python package is not installed (pip install '.[docker]')")
+    rt = DockerRuntime(image=DEFAULT_IMAGE)
+    verdict = rt.check()
+    need(verdict.available, f"the docker runtime is unavailable: {verdict.detail}")
+    yield rt
+    verifiers.close_idle_sandboxes()
+
+
+def _our_containers(rt: DockerRuntime) -> list[str]:
+    owner = f"{os.uname().nodename}:{os.getpid()}"
+    found = rt._docker().containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner}"})
+    return [c.id for c in found]
+
+
+# --- the runtime conformance suite ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("check", RUNTIME_CHECKS, ids=lambda c: c.__name__)
+def test_conformance(docker_runtime: DockerRuntime, check: Check) -> None:
+    asyncio.run(check(docker_runtime))
+
+
+# --- every language's case table: the same verdicts as on the local runtime ---------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "case"), CASES, ids=[f"{lang}-{c.kind}:{c.name}" for lang, c in CASES]
+)
+def test_case(docker_runtime: DockerRuntime, language: str, case: Case) -> None:
+    result = verifiers.score(
+        language, case.completion, case.tests, limits=case.limits, runtime=docker_runtime
+    )
+    assert result.status is case.expected, result.feedback
+    if case.passed is not None:
+        assert result.passed == case.passed
+    assert result.infra_error is False
+    assert result.runtime == "docker"
+
+
+# --- hostile programs: the container holds, the host stays --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "case"),
+    HOSTILE_CASES,
+    ids=[f"{lang}-{case.kind}" for lang, case in HOSTILE_CASES],
+)
+def test_hostile_program(
+    docker_runtime: DockerRuntime,
+    host: Host,  # noqa: F811
+    language: str,
+    case: Hostile,
+) -> None:
+    started = time.perf_counter()
+    result = verifiers.score(
+        language,
+        f"```{language}\n{host.fill(case.code)}\n```",
+        case.tests,
+        runtime=docker_runtime,
+        limits=case.limits,
+    )
+    wall = time.perf_counter() - started
+    assert result.status in case.expected, (case.kind, result.status, result.feedback[:600])
+    assert host.secret not in result.model_dump_json()
+    limit = case.limits.timeout_s
+    assert all(t.wall_s <= limit + MARGIN_S for t in result.tests), [t.wall_s for t in result.tests]
+    assert wall <= limit * len(result.tests) + BUILD_ALLOWANCE_S.get(language, 0.0) + 3 * MARGIN_S
+    assert host.canary.poll() is None, "the host process was killed"
+    for path in (host.home_file, host.cwd_file, host.host_file):
+        assert path.read_text() == host.secret, f"{path} changed"
+    assert host.connections == [], "the program reached the host's loopback"
+    for target in WRITE_TARGETS:
+        assert not Path(host.fill(target)).exists(), f"the program wrote {host.fill(target)}"
+    verifiers.close_idle_sandboxes()
+    assert _our_containers(docker_runtime) == [], "containers left behind"
+
+
+# --- the pool: reuse only after a proven reset ----------------------------------------------------
+
+_LEAVE = """import os, subprocess, time
+open('/sandbox/left-behind', 'w').write('x')
+open('/tmp/left-behind', 'w').write('x')
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(300)
+    os._exit(0)
+print(open('/proc/self/cgroup').read().split('/')[-1].strip())
+"""
+_LOOK = """import os
+me = os.getpid()
+others = []
+for p in os.listdir('/proc'):
+    if p.isdigit() and int(p) not in (1, me):
+        try:
+            others.append(open(f'/proc/{p}/cmdline', 'rb').read().replace(b'\\0', b' ').decode())
+        except OSError:
+            pass
+files = [f for d in ('/sandbox', '/tmp', '/dev/shm') for f in os.listdir(d)]
+print(open('/proc/self/cgroup').read().split('/')[-1].strip())
+print('processes', others)
+print('files', files)
+"""
+
+
+def test_a_pooled_container_is_clean_for_the_next_program() -> None:
+    rt = DockerRuntime(image=DEFAULT_IMAGE, pool_size=1)
+    verdict = rt.check()
+    need(verdict.available, f"the docker runtime is unavailable: {verdict.detail}")
+    stdio = {"inputs": [""], "outputs": ["?"]}
+    first = verifiers.score("python", _LEAVE, stdio, runtime=rt)
+    time.sleep(1.0)  # the reset runs after the result is out
+    second = verifiers.score("python", _LOOK, stdio, runtime=rt)
+    try:
+        container_a = first.tests[0].actual.strip()
+        container_b, processes, files = second.tests[0].actual.strip().splitlines()
+        # The same container served both programs...
+        assert container_a and container_a == container_b, (first.feedback, second.feedback)
+        assert rt.stats["reused"] >= 1
+        # ...and the second saw nothing of the first: no process, no file.
+        assert processes == "processes []", processes
+        assert files == "files []", files
+    finally:
+        verifiers.close_idle_sandboxes()
+
+
+# --- faults: sandbox_error, never the program's fault; then it works again -----------------------
+
+
+def test_a_container_killed_mid_run_is_a_sandbox_error_and_the_pool_heals() -> None:
+    rt = DockerRuntime(image=DEFAULT_IMAGE, pool_size=1)
+    need(rt.check().available, "the docker runtime is unavailable")
+    slow = "import time\ntime.sleep(3)\n" + GOOD
+    stop = threading.Event()
+
+    def killer() -> None:
+        client = rt._docker()
+        while not stop.is_set():
+            for cid in _our_containers(rt):
+                with contextlib.suppress(Exception):
+                    client.api.kill(cid)
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        killed = verifiers.score("python", slow, TESTS, runtime=rt)
+    finally:
+        stop.set()
+        thread.join()
+    assert killed.status is Status.SANDBOX_ERROR, killed.feedback
+    assert killed.infra_error
+    assert "not the program's fault" in killed.feedback
+    started = rt.stats["started"]
+    # The pool replaces what it lost: the next verifications work.
+    for _ in range(3):
+        assert verifiers.score("python", GOOD, TESTS, runtime=rt).status is Status.PASSED
+    assert rt.stats["started"] > started
+    verifiers.close_idle_sandboxes()
+    assert _our_containers(rt) == []
+
+
+def test_a_missing_image_is_a_sandbox_error() -> None:
+    rt = DockerRuntime(image="verifiers/no-such-image:latest")
+    verdict = rt.check()
+    if "not reachable" in verdict.detail or "docker Python package" in verdict.detail:
+        need(False, verdict.detail)
+    assert not verdict.available
+    assert "missing" in verdict.detail and "verifiers images build" in verdict.detail
+    result = verifiers.score("python", GOOD, TESTS, runtime=rt)
+    assert result.status is Status.SANDBOX_ERROR and result.infra_error
+    assert "verifiers/no-such-image:latest is missing" in result.feedback
+
+
+def test_an_unreachable_daemon_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    need(_has_sdk(), "the docker Python package is not installed (pip install '.[docker]')")
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    rt = DockerRuntime()
+    verdict = rt.check()
+    assert not verdict.available
+    assert "not reachable" in verdict.detail and "/nonexistent/docker.sock" in verdict.detail
+    result = verifiers.score("python", GOOD, TESTS, runtime=rt)
+    assert result.status is Status.SANDBOX_ERROR and result.infra_error
+    assert "Docker daemon is not reachable" in result.feedback
+
+
+# --- toolchains: the runtime's, and their artefacts never cross runtimes -------------------------
+
+
+def test_build_keys_carry_the_runtime_toolchain(
+    docker_runtime: DockerRuntime, runtime: LocalRuntime
+) -> None:
+    lang = RustLanguage()
+    spec = lang.parse_tests({"inputs": [""], "outputs": ["1\n"]})
+    program = lang.build_program('fn main() { println!("1"); }', spec, [0], Limits())
+    assert "{rustc}" in program.build.argv  # type: ignore[union-attr]
+    on_docker = CodeVerifier(lang, docker_runtime)._keyed(program).build_key
+    on_local = CodeVerifier(lang, runtime)._keyed(program).build_key
+    assert on_docker and on_local and on_docker != on_local
+    tool = docker_runtime.toolchain("rust")
+    assert tool.placeholders["{rustc}"] == "/usr/bin/rustc"
+
+
+def test_a_second_image_build_is_cached() -> None:
+    from verifiers import images
+
+    rt = DockerRuntime(image=DEFAULT_IMAGE)
+    need(rt.check().available, "the docker runtime is unavailable")
+    started = time.monotonic()
+    report = images.build(offline=True, log=lambda _: None)
+    assert report.seconds == {}, f"rebuilt {sorted(report.seconds)}: the images were not current"
+    assert time.monotonic() - started < 60
