@@ -81,7 +81,7 @@ class ResultCache:
             __version__,
             language.name,
             self._toolchain(job),
-            job.verifier.runtime.name,
+            self._runtime(job),
             job.completion,
             spec_key(job.spec),
             repr(job.options),
@@ -89,6 +89,18 @@ class ResultCache:
             h.update(part.encode("utf-8", errors="surrogatepass"))
             h.update(b"\0")
         return h.hexdigest()
+
+    @staticmethod
+    def _runtime(job: Job) -> str:
+        """The runtime's name, and what else its results depend on when it says (an image)."""
+        runtime = job.verifier.runtime
+        identity = getattr(runtime, "cache_identity", None)
+        if not callable(identity):
+            return str(runtime.name)
+        try:
+            return f"{runtime.name} {identity()}"
+        except Exception as err:  # an unusable runtime fails its verifications anyway
+            return f"{runtime.name} unavailable: {err}"
 
     def _toolchain(self, job: Job) -> str:
         name = job.verifier.language.name

@@ -18,6 +18,7 @@ import pytest
 
 import verifiers
 from verifiers import Status
+from verifiers.api import prepare_jobs
 from verifiers.images import DEFAULT_IMAGE
 from verifiers.languages.base import CodeVerifier
 from verifiers.languages.rust import RustLanguage
@@ -258,6 +259,30 @@ def test_build_keys_carry_the_runtime_toolchain(
     assert on_docker and on_local and on_docker != on_local
     tool = docker_runtime.toolchain("rust")
     assert tool.placeholders["{rustc}"] == "/usr/bin/rustc"
+
+
+def test_cached_results_are_per_image(docker_runtime: DockerRuntime, runtime: LocalRuntime) -> None:
+    # A result found with one image is never the answer for another image or runtime.
+    cache = verifiers.ResultCache()
+    python_image = DockerRuntime(image=DEFAULT_IMAGE.replace("/all:", "/python:"))
+    need(python_image.check().available, "the verifiers/python image is missing")
+    keys = {
+        cache.key(job)
+        for rt in (docker_runtime, python_image, runtime)
+        for job in prepare_jobs(
+            [{"language": "python", "completion": GOOD, "tests": TESTS}],
+            None,
+            None,
+            rt,
+            None,
+            None,
+        )
+    }
+    assert len(keys) == 3
+    first = verifiers.score("python", GOOD, TESTS, runtime=docker_runtime, cache=cache)
+    again = verifiers.score("python", GOOD, TESTS, runtime=docker_runtime, cache=cache)
+    other = verifiers.score("python", GOOD, TESTS, runtime=python_image, cache=cache)
+    assert not first.cached and again.cached and not other.cached
 
 
 def test_a_second_image_build_is_cached() -> None:

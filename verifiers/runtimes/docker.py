@@ -295,6 +295,16 @@ class DockerRuntime:
             raise RuntimeUnavailableError(f"docker runtime unavailable: {probe.detail}")
         return probe
 
+    def cache_identity(self) -> str:
+        """What results depend on beyond the program: the image (by id) and the OCI runtime.
+
+        :class:`~verifiers.ResultCache` keys on it, so results found with one image are
+        never answers for another.
+        """
+        probe = self._ensure_probe()
+        image = probe.image_id or f"{self.image} (unavailable)"
+        return f"docker {image} {self.docker_runtime or 'runc'}"
+
     def toolchain(self, name: str) -> Toolchain:
         """A logical toolchain (``node``, ``go``, ``rust``) as the image provides it.
 
