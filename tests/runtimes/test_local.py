@@ -10,6 +10,7 @@ import pytest
 from verifiers import Limits, RuntimeUnavailableError
 from verifiers.program import Program
 from verifiers.runtimes import LocalRuntime
+from verifiers.runtimes import local as local_runtime
 from verifiers.runtimes.local import UNSAFE_ENV
 from verifiers.testing.conformance import RUNTIME_CHECKS, Check, run_one, sh
 
@@ -37,6 +38,8 @@ def test_unsafe_mode_needs_the_environment_variable(monkeypatch: pytest.MonkeyPa
 
 def test_unsafe_mode_runs_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(UNSAFE_ENV, "1")
+    # The warning is given once per process: another test may have had it already.
+    monkeypatch.setattr(local_runtime, "_warned", False)
     rt = LocalRuntime(isolation="none")
     with pytest.warns(RuntimeWarning, match="WITHOUT A SANDBOX"):
         result = asyncio.run(

@@ -9,12 +9,84 @@ import json
 import os
 import signal
 import struct
+import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
 from verifiers.program import ProcessResult, Step, resolve
+from verifiers.protocols import RuntimeCheck
+
+
+class _Verdict(Protocol):
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def detail(self) -> str: ...
+
+
+P = TypeVar("P", bound=_Verdict)
+
+
+class AvailabilityCheck(Generic[P]):
+    """A runtime's availability check: run once while it passes, again after a pause when not.
+
+    A working sandbox is checked once; a broken one again after ``retry_s`` seconds, so
+    that verification resumes by itself once the fault is fixed (bubblewrap installed, the
+    Docker daemon back), without checking on every verification meanwhile.
+    """
+
+    def __init__(self, run: Callable[[], P], retry_s: float = 5.0) -> None:
+        self._run = run
+        #: Seconds before a failed check is tried again.
+        self.retry_s = retry_s
+        self._verdict: P | None = None
+        self._at = 0.0
+        self._lock = threading.Lock()
+
+    def get(self) -> P:
+        """The verdict, running the check when there is none or a failed one went stale."""
+        with self._lock:
+            stale = (
+                self._verdict is not None
+                and not self._verdict.ok
+                and time.monotonic() - self._at >= self.retry_s
+            )
+            if self._verdict is None or stale:
+                self._verdict = self._run()
+                self._at = time.monotonic()
+            return self._verdict
+
+
+class ProbedRuntime(Generic[P]):
+    """``check()`` and ``probe_retry_s`` for a runtime with an :class:`AvailabilityCheck`.
+
+    The runtime's ``__init__`` sets ``self._availability = AvailabilityCheck(self._run_probe)``.
+    """
+
+    name: str
+    _availability: AvailabilityCheck[P]
+
+    def check(self) -> RuntimeCheck:
+        """Whether this runtime can run here (a real sandbox is started the first time)."""
+        probe = self._ensure_probe()
+        return RuntimeCheck(self.name, probe.ok, probe.detail)
+
+    def _ensure_probe(self) -> P:
+        return self._availability.get()
+
+    @property
+    def probe_retry_s(self) -> float:
+        """Seconds before a failed availability check is tried again."""
+        return self._availability.retry_s
+
+    @probe_retry_s.setter
+    def probe_retry_s(self, value: float) -> None:
+        self._availability.retry_s = value
+
 
 MAX_HEADER = 1 << 20
 #: Slack beyond the per-stream output cap that a reply may carry.

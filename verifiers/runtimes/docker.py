@@ -48,7 +48,6 @@ import socket
 import struct
 import tempfile
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -58,8 +57,12 @@ from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.images import BUILD_HINT, DEFAULT_IMAGE, TOOL_LABEL, VERSION_LABEL, sdk
 from verifiers.limits import Limits
 from verifiers.program import TOOLCHAIN_PLACEHOLDERS, Program, Toolchain
-from verifiers.protocols import RuntimeCheck
-from verifiers.runtimes.base import AgentConnection, agent_source
+from verifiers.runtimes.base import (
+    AgentConnection,
+    AvailabilityCheck,
+    ProbedRuntime,
+    agent_source,
+)
 from verifiers.runtimes.local import _join, _Session
 
 log = logging.getLogger("verifiers.runtimes.docker")
@@ -137,7 +140,7 @@ class _Container:
             self.runtime._release_slot(self.slot)
 
 
-class DockerRuntime:
+class DockerRuntime(ProbedRuntime[_Probe]):
     """Runs programs in containers of a verifiers image (see the module documentation).
 
     Args:
@@ -186,12 +189,8 @@ class DockerRuntime:
         self.max_uses = max_uses
         self.uid_base = uid_base
         self._client: Any = None
-        self._probe: _Probe | None = None
-        self._probed_at = 0.0
-        #: Seconds before a failed availability check is tried again.
-        self.probe_retry_s = 5.0
+        self._availability = AvailabilityCheck(self._run_probe)
         self._lock = threading.Lock()
-        self._probe_lock = threading.Lock()
         self._free_slots = list(range(SLOTS))
         self._root: str | None = None
         self._idle: dict[int, list[_Container]] = {}
@@ -226,23 +225,6 @@ class DockerRuntime:
 
     def _where(self) -> str:
         return self.base_url or os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
-
-    def check(self) -> RuntimeCheck:
-        """Whether the daemon answers and the image exists; starts a real container once."""
-        probe = self._ensure_probe()
-        return RuntimeCheck(self.name, probe.ok, probe.detail)
-
-    def _ensure_probe(self) -> _Probe:
-        with self._probe_lock:
-            stale = (
-                self._probe is not None
-                and not self._probe.ok
-                and time.monotonic() - self._probed_at >= self.probe_retry_s
-            )
-            if self._probe is None or stale:
-                self._probe = self._run_probe()
-                self._probed_at = time.monotonic()
-            return self._probe
 
     def _run_probe(self) -> _Probe:
         try:

@@ -40,7 +40,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
@@ -51,8 +50,12 @@ from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
 from verifiers.program import ProcessResult, Program, Step, Toolchain, resolve
-from verifiers.protocols import RuntimeCheck
-from verifiers.runtimes.base import AgentConnection, agent_source
+from verifiers.runtimes.base import (
+    AgentConnection,
+    AvailabilityCheck,
+    ProbedRuntime,
+    agent_source,
+)
 from verifiers.runtimes.seccomp import seccomp_program
 from verifiers.toolchains import host_toolchain
 
@@ -139,7 +142,7 @@ class _Probe:
     mode: Literal["root", "user", "none"] = "user"
 
 
-class LocalRuntime:
+class LocalRuntime(ProbedRuntime[_Probe]):
     """Runs programs in a bubblewrap sandbox on this machine.
 
     Args:
@@ -187,11 +190,7 @@ class LocalRuntime:
         self.sandbox_gid = sandbox_gid
         self.extra_ro_paths = tuple(extra_ro_paths)
         self.start_timeout_s = start_timeout_s
-        self._probe: _Probe | None = None
-        self._probed_at = 0.0
-        #: Seconds before a failed availability check is tried again.
-        self.probe_retry_s = 5.0
-        self._probe_lock = threading.Lock()
+        self._availability = AvailabilityCheck(self._run_probe)
         self._python_paths: list[str] | None = None
         self._agent = agent_source()
         self.warm = warm
@@ -215,25 +214,6 @@ class LocalRuntime:
         if self.bwrap:
             return self.bwrap if os.access(self.bwrap, os.X_OK) else None
         return shutil.which("bwrap")
-
-    def check(self) -> RuntimeCheck:
-        """Whether the sandbox works here; starts a real one the first time."""
-        probe = self._ensure_probe()
-        return RuntimeCheck(self.name, probe.ok, probe.detail)
-
-    def _ensure_probe(self) -> _Probe:
-        with self._probe_lock:
-            # A working sandbox is probed once; a broken one again after a pause, so that
-            # verification resumes by itself once the fault is fixed.
-            stale = (
-                self._probe is not None
-                and not self._probe.ok
-                and time.monotonic() - self._probed_at >= self.probe_retry_s
-            )
-            if self._probe is None or stale:
-                self._probe = self._run_probe()
-                self._probed_at = time.monotonic()
-            return self._probe
 
     def _run_probe(self) -> _Probe:
         if self.isolation == "none":
