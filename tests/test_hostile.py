@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,14 +152,8 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
             path.unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize(
-    ("language", "case"), CASES, ids=[f"{lang}-{case.kind}" for lang, case in CASES]
-)
-def test_hostile_program(runtime: LocalRuntime, host: Host, language: str, case: Hostile) -> None:
-    verifiers.close_idle_sandboxes()
-    before_processes = _descendants()
-    before_tmp = set(os.listdir("/tmp"))
-
+def attack(runtime: Any, host: Host, language: str, case: Hostile) -> verifiers.Result:
+    """Score one attack on ``runtime``: its verdict, its time bounds, the host unchanged."""
     started = time.perf_counter()
     result = verifiers.score(
         language,
@@ -185,6 +180,17 @@ def test_hostile_program(runtime: LocalRuntime, host: Host, language: str, case:
     assert host.connections == [], "the program reached the host's loopback"
     for target in WRITE_TARGETS:
         assert not Path(host.fill(target)).exists(), f"the program wrote {host.fill(target)}"
+    return result
+
+
+@pytest.mark.parametrize(
+    ("language", "case"), CASES, ids=[f"{lang}-{case.kind}" for lang, case in CASES]
+)
+def test_hostile_program(runtime: LocalRuntime, host: Host, language: str, case: Hostile) -> None:
+    verifiers.close_idle_sandboxes()
+    before_processes = _descendants()
+    before_tmp = set(os.listdir("/tmp"))
+    attack(runtime, host, language, case)
     deadline = time.monotonic() + 5
     while (left := _descendants() - before_processes - {host.canary.pid}) and (
         time.monotonic() < deadline

@@ -12,7 +12,6 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -27,10 +26,10 @@ from verifiers.runtimes import DockerRuntime, LocalRuntime
 from verifiers.runtimes.docker import OWNER_LABEL
 from verifiers.testing.cases import CASE_TABLES, Case
 from verifiers.testing.conformance import RUNTIME_CHECKS, Check
-from verifiers.testing.hostile import HOSTILE, WRITE_TARGETS, Hostile
+from verifiers.testing.hostile import HOSTILE, Hostile
 
 from ..conftest import need
-from ..test_hostile import Host, host  # noqa: F401  (the fixture)
+from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
 
 CASES = [(lang, case) for lang, table in CASE_TABLES.items() for case in table]
 # The whole battery in Python and JavaScript; in Go and Rust (which compile every attack
@@ -42,8 +41,6 @@ HOSTILE_CASES = [
     for case in HOSTILE[lang]
     if lang in ("python", "javascript") or case.kind in CORE_ATTACKS
 ]
-BUILD_ALLOWANCE_S = {"go": 60.0, "rust": 60.0}
-MARGIN_S = 3.0
 GOOD = "def add(a, b):\n    return a + b\n"
 TESTS = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
 
@@ -111,27 +108,7 @@ def test_hostile_program(
     language: str,
     case: Hostile,
 ) -> None:
-    started = time.perf_counter()
-    result = verifiers.score(
-        language,
-        f"```{language}\n{host.fill(case.code)}\n```",
-        case.tests,
-        runtime=docker_runtime,
-        limits=case.limits,
-    )
-    wall = time.perf_counter() - started
-    assert result.status in case.expected, (case.kind, result.status, result.feedback[:600])
-    assert host.secret not in result.model_dump_json()
-    limit = case.limits.timeout_s
-    assert all(t.wall_s <= limit + MARGIN_S for t in result.tests), [t.wall_s for t in result.tests]
-    assert wall <= limit * len(result.tests) + BUILD_ALLOWANCE_S.get(language, 0.0) + 3 * MARGIN_S
-    assert host.canary.poll() is None, "the host process was killed"
-    for path in (host.home_file, host.cwd_file, host.host_file):
-        assert path.read_text() == host.secret, f"{path} changed"
-    assert host.connections == [], "the program reached the host's loopback"
-    for target in WRITE_TARGETS:
-        assert not Path(host.fill(target)).exists(), f"the program wrote {host.fill(target)}"
-    verifiers.close_idle_sandboxes()
+    attack(docker_runtime, host, language, case)
     assert _our_containers(docker_runtime) == [], "containers left behind"
 
 
