@@ -146,20 +146,21 @@ class Run:
         return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3 if xs else 0.0
 
 
+def _as_run(
+    name: str, programs: int, tests: int, wall: float, out: list[tuple[Any, float]], peak_kb: int
+) -> Run:
+    """A Run from (verdict, latency) pairs."""
+    return Run(
+        name, programs, tests, wall, [lat for _, lat in out], [v for v, _ in out], peak_kb / 1024
+    )
+
+
 def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any, float]]]) -> Run:
     with peak_memory() as mem:
         started = time.perf_counter()
         out = fn()
         wall = time.perf_counter() - started
-    return Run(
-        name,
-        programs,
-        tests,
-        wall,
-        [lat for _, lat in out],
-        [v for v, _ in out],
-        mem["peak_kb"] / 1024,
-    )
+    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
 
 
 LAST: list[verifiers.Result] = []
@@ -202,15 +203,7 @@ def pooled_run(
 ) -> Run:
     with peak_memory() as mem:
         out, wall = pooled(fn, args, workers)
-    return Run(
-        name,
-        programs,
-        tests,
-        wall,
-        [lat for _, lat in out],
-        [v for v, _ in out],
-        mem["peak_kb"] / 1024,
-    )
+    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
 
 
 # --- floors ----------------------------------------------------------------------------------

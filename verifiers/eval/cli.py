@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]error:[/red] {err}")
             raise typer.Exit(3) from None
         except Exception as err:  # the backend's own failure (model files, server, memory)
-            console.print(f"[red]generation failed:[/red] {type(err).__name__}: {err}")
+            console.print(f"[red]{backend} generation failed:[/red] {type(err).__name__}: {err}")
             raise typer.Exit(3) from None
         out.print(summary_table(run.summary, ks, f"{model} ({backend}, n={n})"))
         out.print(
