@@ -32,8 +32,8 @@ import verifiers
 from verifiers import registry
 from verifiers.api import resolve_runtime
 from verifiers.build_cache import BuildCache
-from verifiers.engine import Job, run_jobs
-from verifiers.languages.base import CodeVerifier, Options
+from verifiers.core import CodeVerifier, Job, Options
+from verifiers.engine import run_jobs
 
 SHARED = Path(
     os.environ.get(

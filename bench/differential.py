@@ -26,8 +26,8 @@ from rich.console import Console
 from rich.table import Table
 
 import verifiers
+from verifiers.core import Options
 from verifiers.difftest import _Pair
-from verifiers.languages.base import Options
 from verifiers.testing.inputs import strategy_from_signature
 
 SHARED = Path(

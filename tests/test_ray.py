@@ -31,7 +31,7 @@ from verifiers import (
 )
 from verifiers.executors import LOCAL, RayExecutor, resolve_executor
 from verifiers.runtimes import LocalRuntime
-from verifiers.testing.cases import CASE_TABLES
+from verifiers.testing.cases import case_tables
 
 from .conftest import _our_agents, need
 
@@ -82,7 +82,7 @@ def _no_stray_sandboxes() -> Iterator[None]:
 
 
 def _case(language: str, kind: str, n: int = 0) -> dict[str, Any]:
-    case = [c for c in CASE_TABLES[language] if c.kind == kind][n]
+    case = [c for c in case_tables()[language] if c.kind == kind][n]
     return {
         "language": language,
         "completion": case.completion,

@@ -10,27 +10,22 @@ program's read-only files are), ``{work_dir}`` (the writable working directory)
 and ``{python}`` (the sandbox's Python interpreter); the session resolves them,
 so a language never hard-codes a runtime's layout.
 
-Toolchains are logical too: a program names the ones it needs in
-:attr:`Program.toolchains` and its steps use their placeholders (see
-:data:`TOOLCHAIN_PLACEHOLDERS`); each runtime resolves them to its own paths (the
-local runtime to the host's tools, the Docker runtime to its image's), so that
-runtimes can be swapped without touching a language.
+Toolchains are logical too: a language declares each one it needs as a
+:class:`ToolchainSpec` (its placeholders, how this host resolves it, how the Docker images
+install it, what to build once at set-up), a program lists them in
+:attr:`Program.toolchains`, and its steps use their placeholders; each runtime resolves
+them to its own paths (the local runtime to the host's tools, the Docker runtime to its
+image's), so that runtimes can be swapped without touching a language, and a language is
+one module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifiers.limits import StepLimits
-
-#: Logical toolchains and the placeholders each provides.
-TOOLCHAIN_PLACEHOLDERS: dict[str, tuple[str, ...]] = {
-    "node": ("{node}",),
-    "go": ("{go}", "{go_cache}"),
-    "rust": ("{rustc}", "{rust_deps}"),
-}
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,7 @@ class Toolchain:
     """A logical toolchain as one runtime provides it.
 
     Attributes:
-        name: ``node``, ``go`` or ``rust`` (a key of :data:`TOOLCHAIN_PLACEHOLDERS`).
+        name: The :class:`ToolchainSpec` it resolves.
         placeholders: Value of each of its placeholders (``{rustc}`` -> a path).
         identity: What distinguishes its artefacts from those of another toolchain
             (versions, an image id): build caches key on it.
@@ -51,6 +46,54 @@ class Toolchain:
     identity: str
     host_paths: tuple[str, ...] = ()
     description: str = ""
+
+
+@dataclass(frozen=True)
+class ImageRecipe:
+    """How the Docker runtime's images install a toolchain (Debian bookworm packages).
+
+    ``verifiers images build`` makes one image per family (``FROM`` the base image with the
+    agent's Python) and an all-in-one image holding every family.
+
+    Attributes:
+        family: The image's name (``verifiers/<family>``); toolchains of one family share it.
+        packages: Debian package -> pinned version, installed with ``apt-get``.
+        run: Shell commands run as root after the install (``set -eux``), in a directory
+            holding ``files``: warming caches, building vendored libraries. The host's CA
+            bundle, when there is one, is at ``$VERIFIERS_BUILD_CA``.
+        files: Files the commands use (name -> content).
+        keep: Directories the all-in-one image copies from this family's image.
+        labels: Placeholder -> its path inside the image (``{"{go}": "/usr/bin/go"}``).
+    """
+
+    family: str
+    packages: Mapping[str, str]
+    labels: Mapping[str, str]
+    run: str = ""
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    keep: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolchainSpec:
+    """A logical toolchain as a language declares it.
+
+    Attributes:
+        name: ``node``, ``go``, ``rust``, ``cc``...; unique among the registered languages.
+        placeholders: What its steps write (``{go}``, ``{go_cache}``).
+        host: Resolves it on this host (the local runtime): the main binary's path, or
+            None to search ``PATH``. Raises :class:`~verifiers.errors.RuntimeUnavailableError`
+            saying what to install.
+        image: How the Docker images install it.
+        setup: Builds what it needs once, with the network, at set-up time (vendored
+            libraries, warm caches); returns one line saying what it built.
+    """
+
+    name: str
+    placeholders: tuple[str, ...]
+    host: Callable[[str | None], Toolchain]
+    image: ImageRecipe | None = None
+    setup: Callable[[], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -150,8 +193,8 @@ class Program:
             preload and before the tests (no fork, no limits, output discarded), so that
             forked tests share their work. Only for trusted set-up that never reads the
             candidate's code, such as compiling the tests; failures are ignored.
-        toolchains: Logical toolchains the steps use through their placeholders
-            (``node``, ``go``, ``rust``); the runtime resolves them.
+        toolchains: Logical toolchains the steps use through their placeholders; the
+            runtime resolves them.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
             through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
             before the disk. Such a program needs nothing written into the sandbox,
@@ -170,7 +213,7 @@ class Program:
     artefacts: tuple[str, ...] = ()
     prepare: tuple[Step, ...] = ()
     files_in_memory: bool = False
-    toolchains: tuple[str, ...] = ()
+    toolchains: tuple[ToolchainSpec, ...] = ()
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any
 
 from verifiers.errors import SpecError
 from verifiers.integrations.data import SOURCES
+from verifiers.rows import read_rows
 
 #: Benchmarks known by name: the shared ones ``verifiers data prepare`` reads.
 DATASETS = tuple(s for s in SOURCES if s != "eurus")
@@ -69,13 +69,7 @@ def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Prob
 def _read_file(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise SpecError("dataset", f"{path} is neither a known dataset nor a file")
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.read_table(path).to_pylist())
-    opener: Any = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_rows(path)
 
 
 def load_problems(

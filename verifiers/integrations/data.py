@@ -10,17 +10,17 @@ like ``../shared/datasets``.
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verifiers.errors import SpecError
+from verifiers.rows import read_rows
 
 SYSTEM = (
     "You are an expert programmer. Think about the task, then answer with exactly one "
@@ -67,12 +67,6 @@ def _row(
     }
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    opener: Callable[..., Any] = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def _one(directory: Path, name: str) -> Path:
     found = sorted((directory / name).glob("*.jsonl.gz"))
     if not found:
@@ -86,7 +80,7 @@ def _one(directory: Path, name: str) -> Path:
 def humaneval(directory: Path) -> list[dict[str, Any]]:
     """HumanEval: complete a function; tests are its ``check``."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "humaneval"))):
+    for n, r in enumerate(read_rows(_one(directory, "humaneval"))):
         user = (
             f"Complete the following Python function.\n\n```python\n{r['prompt']}```\n\n"
             "Answer with the whole function in one ```python code block."
@@ -99,7 +93,7 @@ def humaneval(directory: Path) -> list[dict[str, Any]]:
 def mbpp(directory: Path) -> list[dict[str, Any]]:
     """MBPP (sanitized): the task and its first assert; every assert is a test."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "mbpp_sanitized"))):
+    for n, r in enumerate(read_rows(_one(directory, "mbpp_sanitized"))):
         user = (
             f"{r['prompt']}\nYour code should pass this test:\n{r['test_list'][0]}\n\n"
             "Answer with one ```python code block."
@@ -117,7 +111,7 @@ def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
     language, label = _X[short]
     path = directory / "humaneval_x" / f"humaneval_x_{short}.jsonl.gz"
     rows = []
-    for n, r in enumerate(_jsonl(path)):
+    for n, r in enumerate(read_rows(path)):
         head = r["declaration"] if short == "rust" else r["prompt"]
         fence = {"javascript": "javascript", "go": "go", "rust": "rust"}[language]
         user = (
@@ -144,7 +138,7 @@ def spider(directory: Path) -> list[dict[str, Any]]:
     base = directory / "spider_dev"
     schemas: dict[str, str] = {}
     rows = []
-    for n, r in enumerate(_jsonl(base / "spider_dev.jsonl.gz")):
+    for n, r in enumerate(read_rows(base / "spider_dev.jsonl.gz")):
         db = (base / "database" / r["db_id"] / f"{r['db_id']}.sqlite").resolve()
         if r["db_id"] not in schemas:
             schemas[r["db_id"]] = _schema(db)
@@ -165,7 +159,7 @@ def spider(directory: Path) -> list[dict[str, Any]]:
 def structured_regex(directory: Path) -> list[dict[str, Any]]:
     """StructuredRegex: the description; its example strings are the tests (verified gold only)."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "structured_regex"))):
+    for n, r in enumerate(read_rows(_one(directory, "structured_regex"))):
         if not r.get("regex_python_verified"):
             continue
         user = (
@@ -192,13 +186,7 @@ def eurus(path: Path) -> list[dict[str, Any]]:
     The reasoning system template is dropped; the prompt becomes our system message and a
     user message asking for one stdin/stdout program in a code block.
     """
-    records: Iterable[Mapping[str, Any]]
-    if path.suffix in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        records = pq.read_table(path).to_pylist()
-    else:
-        records = _jsonl(path)
+    records = read_rows(path)
     rows = []
     for n, r in enumerate(records):
         if r.get("ability") != "code":

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import signal
-import subprocess
 from collections.abc import Iterable
 from typing import Any
 
 from verifiers.compare import outputs_match
-from verifiers.errors import RuntimeUnavailableError, SpecError
+from verifiers.errors import SpecError
+from verifiers.keys import content_key
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
-from verifiers.program import ProcessResult, Program, Step, resolve
+from verifiers.program import ProcessResult, Program, Step, ToolchainSpec, resolve
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec, parse_tests
@@ -178,6 +177,7 @@ class TreeSitterLanguage:
     aliases: tuple[str, ...] = ()
     grammar = ""
     spec_kinds: tuple[type[Any], ...] = (StdioTests, AssertScriptTests)
+    toolchains: tuple[ToolchainSpec, ...] = ()
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """The test formats this language runs (raises SpecError for the others)."""
@@ -214,28 +214,8 @@ class TreeSitterLanguage:
         return judge_build(proc, limits)
 
 
-def content_key(*parts: str | bytes) -> str:
-    """A hash of everything a build depends on."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part.encode("utf-8", errors="surrogatepass") if isinstance(part, str) else part)
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def toolchain_version(argv: list[str]) -> str:
-    """The first line a toolchain prints for its version, or why it cannot run."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise RuntimeUnavailableError(f"{argv[0]}: {err}") from err
-    if done.returncode != 0:
-        raise RuntimeUnavailableError(f"{' '.join(argv)} failed: {done.stderr.strip()[:300]}")
-    return (done.stdout or done.stderr).strip().splitlines()[0]
-
-
-def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
-    """``program`` with toolchain ``name`` fixed to a host binary, when ``path`` is given.
+def pin_toolchain(program: Program, spec: ToolchainSpec, path: str | None) -> Program:
+    """``program`` with toolchain ``spec`` fixed to a host binary, when ``path`` is given.
 
     A language constructed with an explicit tool path (``JavaScriptLanguage(node=...)``)
     resolves that toolchain itself: its placeholders become host paths and its
@@ -244,9 +224,7 @@ def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
     """
     if path is None:
         return program
-    from verifiers.toolchains import host_toolchain
-
-    tool = host_toolchain(name, path)
+    tool = spec.host(path)
     values = dict(tool.placeholders)
 
     def fix(step: Step) -> Step:
@@ -261,6 +239,6 @@ def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
         tests=tuple(dataclasses.replace(t, step=fix(t.step)) for t in program.tests),
         build=fix(program.build) if program.build is not None else None,
         host_paths=(*program.host_paths, *tool.host_paths),
-        toolchains=tuple(t for t in program.toolchains if t != name),
+        toolchains=tuple(t for t in program.toolchains if t.name != spec.name),
         build_key=content_key(program.build_key, tool.identity) if program.build_key else None,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib import resources
 
+from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.languages.common import (
     TreeSitterLanguage,
     judge_pass_record,
@@ -21,11 +22,25 @@ from verifiers.languages.common import (
     stderr_tail,
 )
 from verifiers.limits import Limits
-from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.program import ImageRecipe, ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import host_toolchain
+from verifiers.toolchains import binary_toolchain
+
+#: Node.js: JavaScript programs (and the JavaScript regex flavour).
+NODE = binary_toolchain(
+    "node",
+    "node",
+    "{node}",
+    ("--version",),
+    "install Node.js 18 or newer (apt-get install nodejs)",
+    ImageRecipe(
+        family="node",
+        packages={"nodejs": "18.20.4+dfsg-1~deb12u3"},
+        labels={"{node}": "/usr/bin/node"},
+    ),
+)
 
 #: What Node and V8 print when memory runs out.
 MEMORY_MARKERS = (
@@ -44,9 +59,17 @@ class JavaScriptLanguage(TreeSitterLanguage):
             which the local runtime finds on ``PATH`` and the Docker runtime in its image).
     """
 
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
+
     name = "javascript"
     aliases = ("javascript", "js", "node", "nodejs", "jsx")
     grammar = "tree_sitter_javascript"
+    toolchains = (NODE,)
 
     def __init__(self, node: str | None = None) -> None:
         self._node = node
@@ -56,7 +79,7 @@ class JavaScriptLanguage(TreeSitterLanguage):
 
     def toolchain(self) -> str:
         """Node's version on this host (for ``verifiers doctor``)."""
-        return host_toolchain("node", self._node).description
+        return NODE.host(self._node).description
 
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
@@ -86,8 +109,8 @@ class JavaScriptLanguage(TreeSitterLanguage):
                 limits=step_limits,
             )
             tests.append(ProgramTest(index=0, step=step, meta={"mode": "assert"}))
-        program = Program(files=files, tests=tuple(tests), toolchains=("node",))
-        return pin_toolchain(program, "node", self._node)
+        program = Program(files=files, tests=tuple(tests), toolchains=(NODE,))
+        return pin_toolchain(program, NODE, self._node)
 
     def interpret(
         self,
@@ -113,3 +136,81 @@ class JavaScriptLanguage(TreeSitterLanguage):
         if error:
             return TestOutcome(Status.RUNTIME_ERROR, str(error.get("traceback") or error))
         return judge_pass_record(proc, by_event)
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_JS_READ = (
+    "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+)
+_JS_ADD = {"test": "console.assert(add(1, 2) === 3);\nconsole.assert(add(2, 2) === 4);\n"}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "javascript",
+        {
+            "ok:stdio sum": (_JS_READ + "console.log(a + b);", SUM_TESTS, Status.PASSED),
+            "ok:assert add": ("const add = (a, b) => a + b;", _JS_ADD, Status.PASSED),
+            "wrong_answer:stdio difference": (
+                _JS_READ + "console.log(a - b);",
+                SUM_TESTS,
+                Status.FAILED,
+            ),
+            "wrong_answer:console.assert fails": (
+                "const add = (a, b) => a + b + 1;",
+                _JS_ADD,
+                Status.FAILED,
+            ),
+            "no_code:prose": ("Add them.", SUM_TESTS, Status.NO_CODE),
+            "syntax_error:unbalanced": ("const x = (1 + ;", SUM_TESTS, Status.SYNTAX_ERROR),
+            "compile_error:redeclared": (
+                "let a = 1;\nlet a = 2;\nconsole.log(a);",
+                SUM_TESTS,
+                Status.COMPILE_ERROR,
+            ),
+            "runtime_error:throw": ("throw new Error('boom');", SUM_TESTS, Status.RUNTIME_ERROR),
+            "timeout:busy loop": ("while (true) {}", ONE_TEST, Status.TIMEOUT),
+            "memory_limit:growing array": (
+                "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));",
+                ONE_TEST,
+                Status.MEMORY_LIMIT,
+            ),
+            "output_flood:stdout": (
+                "const fs = require('fs');\nconst s = 'x'.repeat(10000);\n"
+                "while (true) fs.writeSync(1, s);",
+                ONE_TEST,
+                Status.OUTPUT_LIMIT,
+            ),
+            "early_exit:process.exit(0) before the tests": (
+                "process.exit(0);\nconst add = (a, b) => 0;",
+                _JS_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "early_exit:console.assert replaced": (
+                "console.assert = () => {};\nconst add = (a, b) => 0;",
+                _JS_ADD,
+                Status.FAILED,
+            ),
+            "kill_self:SIGKILL": (
+                "process.kill(process.pid, 'SIGKILL');",
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_supervisor:signals PID 1 and goes on": (
+                "for (const s of ['SIGKILL', 'SIGSTOP']) {\n"
+                "  try { process.kill(1, s); } catch (e) {}\n}\n"
+                + _JS_READ
+                + "console.log(a + b);",
+                SUM_TESTS,
+                Status.PASSED,
+            ),
+            "fork_bomb:daemons until spawning fails": (
+                "const cp = require('child_process');\n"
+                "for (;;) cp.execFileSync('sh', ['-c', 'sleep 100 &'], { stdio: 'ignore' });",
+                ONE_TEST,
+                Status.RUNTIME_ERROR,
+            ),
+        },
+    )

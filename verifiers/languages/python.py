@@ -21,6 +21,7 @@ import warnings
 from importlib import resources
 from typing import Any
 
+from verifiers.cases import CASE_KINDS, QUICK, SUM_TESTS, Case, fenced
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
 from verifiers.languages.common import (
@@ -230,6 +231,13 @@ class PythonLanguage:
         preload: Modules the sandbox may import once per program (when the program or
             its tests import them) so that forked tests share them.
     """
+
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
 
     name = "python"
     aliases = ("python", "py", "python3", "py3")
@@ -527,3 +535,164 @@ def _error_text(error: dict[str, Any]) -> str:
     if trace:
         return trace
     return f"{error.get('type', 'Error')}: {error.get('message', '')}"
+
+
+# --- the case table ------------------------------------------------------------------------
+
+
+def _py(code: str) -> str:
+    return fenced("python", code)
+
+
+_READ = "a, b = map(int, input().split())\n"
+_ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return [
+        Case("ok", "stdio sum", _py(_READ + "print(a + b)"), SUM_TESTS, Status.PASSED, passed=3),
+        Case("ok", "assert add", _py("def add(a, b):\n    return a + b"), _ADD, Status.PASSED),
+        Case(
+            "wrong_answer",
+            "stdio difference",
+            _py(_READ + "print(a - b)"),
+            SUM_TESTS,
+            Status.FAILED,
+            passed=1,
+        ),
+        Case(
+            "wrong_answer",
+            "assert off by one",
+            _py("def add(a, b):\n    return a + b + 1"),
+            _ADD,
+            Status.FAILED,
+        ),
+        Case(
+            "no_code", "prose", "I would add the two numbers.", SUM_TESTS, Status.NO_CODE, passed=0
+        ),
+        Case(
+            "syntax_error", "unclosed paren", _py("print((1 + 2)"), SUM_TESTS, Status.SYNTAX_ERROR
+        ),
+        Case(
+            "syntax_error", "python 2 print", _py("print 'hello'"), SUM_TESTS, Status.SYNTAX_ERROR
+        ),
+        Case(
+            "compile_error",
+            "return outside function",
+            _py("return 5"),
+            SUM_TESTS,
+            Status.COMPILE_ERROR,
+        ),
+        Case(
+            "runtime_error",
+            "exception",
+            _py("raise ValueError('boom')"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "runtime_error",
+            "deep recursion",
+            _py("def f(n):\n    return f(n + 1)\nf(0)"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "timeout",
+            "busy loop",
+            _py("while True:\n    pass"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "timeout",
+            "sleep",
+            _py("import time\ntime.sleep(60)"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "timeout",
+            "reads stdin forever",
+            _py("import sys\nwhile True:\n    sys.stdin.read()"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "memory_limit",
+            "huge allocation",
+            _py("x = bytearray(4 * 1024 ** 3)"),
+            SUM_TESTS,
+            Status.MEMORY_LIMIT,
+        ),
+        Case(
+            "memory_limit",
+            "growing list",
+            _py("x = []\nwhile True:\n    x.append(' ' * 10 ** 6)"),
+            SUM_TESTS,
+            Status.MEMORY_LIMIT,
+        ),
+        Case(
+            "output_flood",
+            "stdout flood",
+            _py("while True:\n    print('x' * 10000)"),
+            SUM_TESTS,
+            Status.OUTPUT_LIMIT,
+            limits=Limits(timeout_s=5, max_output_bytes=1 << 20),
+        ),
+        Case(
+            "output_flood",
+            "stderr flood",
+            _py("import sys\nwhile True:\n    sys.stderr.write('x' * 10000)"),
+            SUM_TESTS,
+            Status.OUTPUT_LIMIT,
+            limits=Limits(timeout_s=5, max_output_bytes=1 << 20),
+        ),
+        Case(
+            "early_exit",
+            "exit(0) before the asserts",
+            _py("import sys\nsys.exit(0)\ndef add(a, b):\n    return a + b"),
+            _ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "early_exit",
+            "os._exit(0) inside the function",
+            _py("import os\ndef add(a, b):\n    os._exit(0)"),
+            _ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "early_exit", "stdio exit(0) without output", _py("exit(0)"), SUM_TESTS, Status.FAILED
+        ),
+        Case(
+            "kill_self",
+            "SIGKILL itself",
+            _py("import os, signal\nos.kill(os.getpid(), 9)"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "kill_supervisor",
+            "signals the supervisor and goes on",
+            _py(
+                "import os\nfor sig in (9, 19, 15):\n    try:\n        os.kill(1, sig)\n"
+                "    except OSError:\n        pass\n" + _READ + "print(a + b)"
+            ),
+            SUM_TESTS,
+            Status.PASSED,
+            passed=3,
+        ),
+        Case(
+            "fork_bomb",
+            "fork bomb",
+            _py("import os\nwhile True:\n    os.fork()"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+            limits=Limits(timeout_s=3, memory_mb=256, max_processes=32),
+        ),
+    ]

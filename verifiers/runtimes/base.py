@@ -7,7 +7,9 @@ import collections
 import contextlib
 import json
 import os
+import shutil
 import signal
+import stat
 import struct
 import threading
 import time
@@ -16,7 +18,7 @@ from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
-from verifiers.program import ProcessResult, Step, resolve
+from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 
 
@@ -93,6 +95,24 @@ MAX_HEADER = 1 << 20
 BLOB_SLACK = 1 << 16
 #: Extra seconds the host waits beyond a step's own timeout before declaring the agent lost.
 HOST_GRACE_S = 10.0
+
+
+def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
+    """The whole environment of a sandboxed process, before a step adds its own.
+
+    Every runtime gives programs the same one: the interpreter's directory first on
+    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, and a fixed hash seed so that
+    a Python program's set and dict order is the same in every run.
+    """
+    return {
+        "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": work_dir,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def agent_source() -> bytes:
@@ -360,3 +380,126 @@ class AgentConnection:
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()
+
+
+def join_inside(base: str, rel: str) -> str:
+    """``base/rel``, refusing a relative path that leaves ``base`` (``../x``, ``/etc``)."""
+    path = os.path.normpath(os.path.join(base, rel))
+    if not path.startswith(base.rstrip("/") + "/"):
+        raise ValueError(f"program file path {rel!r} leaves {base}")
+    return path
+
+
+class AgentSession:
+    """One running sandbox reached through its agent (see :class:`~verifiers.protocols.Session`).
+
+    The local and the Docker runtime both give sessions of this class; ``cleanup`` is a host
+    directory removed when the session closes (the unsafe mode's scratch space).
+    """
+
+    def __init__(
+        self,
+        conn: AgentConnection,
+        program_dir: str,
+        work_dir: str,
+        env: Mapping[str, str],
+        info: Mapping[str, object],
+        cleanup: str | None = None,
+    ) -> None:
+        self.conn = conn
+        self.program_dir = program_dir
+        self.work_dir = work_dir
+        self.env = dict(env)
+        self.info = dict(info)
+        self._cleanup = cleanup
+        #: Programs this sandbox has served (warm sandboxes serve several).
+        self.uses = 0
+
+    async def setup(self, program: Program) -> None:
+        """Write the writable files and preload what forked tests share."""
+        if program.work_files:
+            items = sorted(program.work_files.items())
+            files = [
+                {
+                    "path": join_inside(self.work_dir, rel),
+                    "mode": 0o755 if rel in program.executables else 0o644,
+                    "blob": n,
+                }
+                for n, (rel, _) in enumerate(items)
+            ]
+            await self.conn.request(
+                {"op": "write", "files": files}, [c for _, c in items], timeout=30
+            )
+        if program.preload_modules or program.preload_entries or program.prepare:
+            reply, _ = await self.conn.request(
+                {"op": "preload", **self._preload(program)}, timeout=60
+            )
+            # A module the interpreter lacks is the program's business; our own entry is not.
+            if reply.get("failed_entries"):
+                raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def load(self, program: Program) -> None:
+        """Give a warm sandbox its next program: files into the agent's memory, then preload."""
+        items = sorted(program.files.items())
+        files = [
+            {"path": join_inside(self.program_dir, rel), "blob": n}
+            for n, (rel, _) in enumerate(items)
+        ]
+        reply, _ = await self.conn.request(
+            {"op": "load", "files": files, **self._preload(program)},
+            [c for _, c in items],
+            timeout=60,
+        )
+        if reply.get("failed_entries"):
+            raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    def _preload(self, program: Program) -> dict[str, Any]:
+        ph = self.conn.placeholders
+        calls = [
+            {
+                "module": resolve(step.module or "", ph),
+                "function": step.function,
+                "argv": [resolve(a, ph) for a in step.argv],
+            }
+            for step in program.prepare
+            if step.kind == "call" and step.module
+        ]
+        return {
+            "modules": list(program.preload_modules),
+            "entries": [resolve(e, ph) for e in program.preload_entries],
+            "calls": calls,
+        }
+
+    async def run(self, step: Step) -> ProcessResult:
+        """Run one step (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run(step, self.env)
+
+    async def run_many(
+        self, steps: Sequence[Step], budget_s: float | None = None
+    ) -> list[ProcessResult]:
+        """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run_many(steps, self.env, budget_s)
+
+    async def read_file(self, path: str, max_bytes: int) -> bytes:
+        """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
+        path = resolve(path, self.conn.placeholders)
+        _, blobs = await self.conn.request(
+            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
+        )
+        if len(blobs) != 1 or len(blobs[0]) > max_bytes:
+            raise SandboxError(f"the sandbox sent a malformed copy of {path}")
+        return blobs[0]
+
+    async def close(self) -> None:
+        """Stop the sandbox and remove what it left."""
+        await self.conn.close()
+        if self._cleanup:
+            force_rmtree(self._cleanup)
+
+
+def force_rmtree(path: str) -> None:
+    """Remove a directory tree even where the program made parts of it read-only."""
+    for dirpath, _, _ in os.walk(path):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, stat.S_IRWXU)
+    shutil.rmtree(path, ignore_errors=True)

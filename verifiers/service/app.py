@@ -33,10 +33,8 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 import verifiers
 from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks
-from verifiers.api import _options
-from verifiers.engine import Job, infra_result
+from verifiers.core import CodeVerifier, Job, Observer, Options, infra_result, make_options
 from verifiers.errors import SpecError, UnknownNameError
-from verifiers.languages.base import CodeVerifier, Observer, Options
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.results import Result
@@ -135,7 +133,7 @@ class Service:
             value = getattr(item, name)
             return value if value is not None or base is None else getattr(base, name)
 
-        options = _options(
+        options = make_options(
             pick("policy"),
             pick("limits"),
             pick("compare"),
