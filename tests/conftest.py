@@ -37,7 +37,7 @@ def runtime() -> LocalRuntime:
 
 
 def pytest_report_header() -> list[str]:
-    return ["benchmark data:", *(f"  {line}" for line in datasets.summary().splitlines())]
+    return [f"benchmark data from {line}" for line in datasets.summary().splitlines()]
 
 
 def _stat(pid: str) -> tuple[int, int] | None:

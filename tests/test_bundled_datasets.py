@@ -120,6 +120,13 @@ def test_a_set_resolves_to_the_shared_copy_when_it_holds_it(
         MANIFEST["mbpp_sanitized"]["files"]["mbpp_sanitized.jsonl.gz"]["ids"]
     )
     assert data.source_dataset("spider").path == shared / "spider_dev"
+    lines = datasets.summary().splitlines()
+    assert lines[0] == f"the shared copy at {shared}: humaneval, humaneval_x, spider_dev"
+    assert lines[1] == (
+        f"the bundled sample at {BUNDLED} (no shared copy: {shared / 'mbpp_sanitized'} "
+        "is not a directory): mbpp_sanitized"
+    )
+    assert len(lines) == len(SETS) - 2
 
 
 def test_without_a_shared_copy_every_set_is_bundled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,7 +140,10 @@ def test_without_a_shared_copy_every_set_is_bundled(monkeypatch: pytest.MonkeyPa
     lines: list[str] = []
     rows = datasets.rows("humaneval_x", "humaneval_x_rust", report=lines.append)
     assert lines == [f"{dataset('humaneval_x')} [humaneval_x_rust.jsonl.gz: {len(rows)} records]"]
-    assert datasets.summary().splitlines() == [str(dataset(name)) for name in SETS]
+    assert datasets.summary() == (
+        f"the bundled sample at {BUNDLED} (no shared copy: {ENV}=/nonexistent is not a "
+        f"directory): {', '.join(SETS)}"
+    )
 
 
 def test_the_default_place_is_beside_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -124,10 +124,17 @@ class Dataset:
             raise FileNotFoundError(f"no database {db_id!r} in {self}")
         return path
 
-    def __str__(self) -> str:
+    def source(self) -> str:
+        """Which copy this is, its root, and why (without the set's name)."""
+        return self._copy_at(self.root)
+
+    def _copy_at(self, where: Path) -> str:
         if self.origin == "shared":
-            return f"{self.name}: the shared copy at {self.path}"
-        return f"{self.name}: the bundled sample at {self.path} (no shared copy: {self.why})"
+            return f"the shared copy at {where}"
+        return f"the bundled sample at {where} (no shared copy: {self.why})"
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self._copy_at(self.path)}"
 
 
 def dataset(name: str) -> Dataset:
@@ -163,8 +170,11 @@ def rows(
 
 
 def summary() -> str:
-    """One line per set saying which copy is used (for test and benchmark reports)."""
-    return "\n".join(str(dataset(name)) for name in SETS)
+    """Which copy each set resolves to, one line per copy (for test and benchmark reports)."""
+    by_source: dict[str, list[str]] = {}
+    for name in SETS:
+        by_source.setdefault(dataset(name).source(), []).append(name)
+    return "\n".join(f"{where}: {', '.join(names)}" for where, names in by_source.items())
 
 
 __all__ = [
