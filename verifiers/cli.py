@@ -310,13 +310,6 @@ def verl_path() -> None:
     out.print(verl_module.__file__, soft_wrap=True)
 
 
-def _default_datasets() -> Path:
-    import os
-
-    default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    return Path(os.environ.get("VERIFIERS_SHARED_DATASETS", default))
-
-
 @data_app.command("prepare")
 def data_prepare(
     source: Annotated[
@@ -329,7 +322,13 @@ def data_prepare(
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Parquet file to write.")],
     path: Annotated[Path | None, typer.Option(help="Eurus-2-RL-Data file (parquet/jsonl).")] = None,
-    datasets: Annotated[Path | None, typer.Option(help="Shared datasets directory.")] = None,
+    datasets: Annotated[
+        Path | None,
+        typer.Option(
+            help="Shared datasets directory (default: $VERIFIERS_SHARED_DATASETS, "
+            "else ../shared/datasets, else the bundled sample)."
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Keep a seeded sample of this many.")] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     token_budget: Annotated[
@@ -352,7 +351,9 @@ def data_prepare(
 
         tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
     try:
-        rows = data.load_source(source, datasets or _default_datasets(), path)
+        if datasets is None and source in data.SOURCE_SETS:
+            console.print(f"reading {data.source_dataset(source)}")
+        rows = data.load_source(source, datasets, path)
     except (SpecError, OSError) as err:
         _fail(str(err))
     kept, too_long = data.select(

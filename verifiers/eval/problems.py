@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,12 +25,6 @@ class Problem:
     messages: list[dict[str, str]]
     tests: Any
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def default_datasets_dir() -> Path:
-    """``VERIFIERS_SHARED_DATASETS``, else ``../shared/datasets`` from the working directory."""
-    env = os.environ.get("VERIFIERS_SHARED_DATASETS")
-    return Path(env) if env else Path.cwd().parent / "shared" / "datasets"
 
 
 def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Problem:
@@ -78,8 +71,10 @@ def load_problems(
     """The problems of a named benchmark, or of a JSONL(.gz)/parquet file.
 
     Named benchmarks use the prompts of ``verifiers data prepare`` (the same ones training
-    data gets). A file holds rows in veRL's layout or plain rows with ``prompt``,
-    ``tests``, ``language`` and optionally ``task_id``.
+    data gets), read from ``datasets_dir`` (laid out like ``../shared/datasets``), by
+    default from where ``verifiers.integrations.data.source_dataset`` finds them. A file
+    holds rows in veRL's layout or plain rows with ``prompt``, ``tests``, ``language`` and
+    optionally ``task_id``.
 
     Raises:
         SpecError: Unknown dataset, missing file or a malformed row (named).
@@ -89,7 +84,7 @@ def load_problems(
     if limit is not None and limit < 1:
         raise SpecError("limit", f"expected a positive number of problems, got {limit}")
     if dataset in DATASETS:
-        rows = data.load_source(dataset, datasets_dir or default_datasets_dir())
+        rows = data.load_source(dataset, datasets_dir)
         name = dataset
     else:
         path = Path(dataset)
@@ -101,4 +96,4 @@ def load_problems(
     return problems[:limit] if limit else problems
 
 
-__all__ = ["DATASETS", "Problem", "default_datasets_dir", "load_problems"]
+__all__ = ["DATASETS", "Problem", "load_problems"]

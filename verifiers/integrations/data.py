@@ -5,7 +5,8 @@ Every row follows veRL's RL dataset layout: ``data_source``, ``prompt`` (chat me
 ``style = "rule"``) and ``extra_info`` (``split``, ``index``, ``language``, ``task_id``).
 Sources: the code subset of Eurus-2-RL-Data (a local file with its schema), and HumanEval,
 MBPP, HumanEval-X (JavaScript, Go, Rust), Spider and StructuredRegex from a directory laid out
-like ``../shared/datasets``.
+like ``../shared/datasets``, by default from wherever ``verifiers.testing.datasets`` resolves
+each set (the full shared copy when present, else the bundled sample).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from verifiers.errors import SpecError
 from verifiers.rows import read_rows
+from verifiers.testing.datasets import Dataset, dataset
 
 SYSTEM = (
     "You are an expert programmer. Think about the task, then answer with exactly one "
@@ -42,6 +44,16 @@ SOURCES = (
     "spider",
     "structured-regex",
 )
+#: The set (directory of the shared datasets) each source other than ``eurus`` reads.
+SOURCE_SETS = {
+    "humaneval": "humaneval",
+    "mbpp": "mbpp_sanitized",
+    "humaneval-x-js": "humaneval_x",
+    "humaneval-x-go": "humaneval_x",
+    "humaneval-x-rust": "humaneval_x",
+    "spider": "spider_dev",
+    "structured-regex": "structured_regex",
+}
 
 
 def _chat(user: str) -> list[dict[str, str]]:
@@ -231,16 +243,33 @@ def prompt_tokens(row: Mapping[str, Any], tokenizer: Any = None) -> int:
     return len(tokenizer("\n".join(m["content"] for m in messages))["input_ids"])
 
 
+def source_dataset(source: str) -> Dataset:
+    """Where a source other than ``eurus`` is read by default (the shared copy, else bundled).
+
+    Raises:
+        SpecError: ``source`` is not one of :data:`SOURCE_SETS`.
+    """
+    if source not in SOURCE_SETS:
+        known = ", ".join(SOURCE_SETS)
+        raise SpecError("source", f"{source!r} is not read from the datasets; known: {known}")
+    return dataset(SOURCE_SETS[source])
+
+
 def load_source(
     source: str, datasets: Path | None = None, path: Path | None = None
 ) -> list[dict[str, Any]]:
-    """Rows of one source (``path`` for ``eurus``, ``datasets`` for the shared ones)."""
+    """Rows of one source.
+
+    Args:
+        source: One of :data:`SOURCES`.
+        datasets: For the sources other than ``eurus``, a directory laid out like
+            ``../shared/datasets``; by default :func:`source_dataset`'s.
+        path: For ``eurus``, the Eurus-2-RL-Data file.
+    """
     if source == "eurus":
         if path is None:
             raise SpecError("path", "the eurus source needs the path of an Eurus-2-RL-Data file")
         return eurus(path)
-    if datasets is None:
-        raise SpecError("datasets", f"the {source} source needs the shared datasets directory")
     loaders: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
         "humaneval": humaneval,
         "mbpp": mbpp,
@@ -252,7 +281,7 @@ def load_source(
     }
     if source not in loaders:
         raise SpecError("source", f"unknown source {source!r}; known: {', '.join(SOURCES)}")
-    return loaders[source](datasets)
+    return loaders[source](datasets or source_dataset(source).root)
 
 
 def select(
