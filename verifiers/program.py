@@ -103,14 +103,21 @@ class Step:
     Attributes:
         argv: Command line (``exec``) or arguments passed to the function (``call``).
         limits: Resource limits of this run.
-        kind: ``exec`` runs a program; ``call`` forks the sandbox's already
-            running Python interpreter and calls ``function`` of the Python file
-            ``module`` in the child, with ``argv`` as its argument.
+        kind: ``exec`` runs a program; ``call`` forks an already running Python
+            interpreter and calls ``function`` of the Python file ``module`` in the
+            child, with ``argv`` as its argument (a program's call runs in a process that
+            never held a judge's data; a judge's, in the supervisor's).
         module: Path of the Python file for ``call`` steps.
         function: Function name for ``call`` steps.
         stdin: Bytes on the process's standard input.
         env: Extra environment variables (the sandbox's base environment is minimal).
         cwd: Working directory (default: the work directory).
+        judge: Trusted test code run at the same time, in a process of its own that the
+            program cannot read, write, signal or trace: the program's descriptors 5
+            (in) and 6 (out) are a call channel to the judge's 6 and 5, and the judge's
+            verdict comes back on its descriptor 3 (:attr:`ProcessResult.verdict`). The
+            run ends when the judge does. A judge's ``call`` entries and data are the
+            program's ``judge_entries`` and ``judge_files``.
     """
 
     argv: tuple[str, ...]
@@ -121,6 +128,7 @@ class Step:
     stdin: bytes = b""
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    judge: Step | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,12 @@ class ProcessResult:
             ``channel``), or None.
         exec_error: The sandbox could not start the program (for example, the
             executable is missing).
+        stderr_bytes: How much the program wrote to stderr (``stderr`` keeps its head and
+            tail).
+        verdict: What the step's judge wrote on its descriptor 3 (empty without a judge).
+        judge_stderr: The end of what the judge printed.
+        judge_exit_code: The judge's exit status, or None (no judge, or a signal).
+        judge_signal: The signal that ended the judge, or None.
     """
 
     exit_code: int | None
@@ -159,6 +173,11 @@ class ProcessResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     exec_error: str | None = None
+    stderr_bytes: int = 0
+    verdict: bytes = b""
+    judge_stderr: bytes = b""
+    judge_exit_code: int | None = None
+    judge_signal: int | None = None
 
 
 @dataclass(frozen=True)
@@ -189,10 +208,16 @@ class Program:
             toolchain); equal keys give interchangeable artefacts.
         artefacts: Work files the build produces that tests need; with a build key they
             are cached, and a later program with the same key skips its build.
-        prepare: ``call`` steps the sandbox agent runs in its own process after the
-            preload and before the tests (no fork, no limits, output discarded), so that
-            forked tests share their work. Only for trusted set-up that never reads the
-            candidate's code, such as compiling the tests; failures are ignored.
+        prepare: ``call`` steps run once, after the preload and before the tests, in the
+            process that forks the program's ``call`` steps (no fork, no limits, output
+            discarded), so that forked tests share their work: compiling the program, say
+            (compiling runs none of it). Failures are ignored (each test meets them).
+        judge_files: Files only judges see, by name (tests, expected values): kept in the
+            supervisor's memory, never in the program's file system or processes.
+        judge_entries: Python files loaded once for judges' ``call`` steps.
+        judge_modules: Modules imported once for judges (the tests' imports).
+        judge_prepare: Like ``prepare``, for judges (compiling the tests), run where judges
+            are forked.
         toolchains: Logical toolchains the steps use through their placeholders; the
             runtime resolves them.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
@@ -214,6 +239,10 @@ class Program:
     prepare: tuple[Step, ...] = ()
     files_in_memory: bool = False
     toolchains: tuple[ToolchainSpec, ...] = ()
+    judge_files: Mapping[str, bytes] = field(default_factory=dict)
+    judge_entries: tuple[str, ...] = ()
+    judge_modules: tuple[str, ...] = ()
+    judge_prepare: tuple[Step, ...] = ()
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

@@ -37,6 +37,31 @@ def records(channel: bytes) -> Records:
     return out
 
 
+def verdict_record(verdict: bytes) -> dict[str, Any] | None:
+    """The judge's verdict: the first record it wrote on its own channel, or None."""
+    for line in verdict.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
+        return record if isinstance(record, dict) and "event" in record else None
+    return None
+
+
+def judge_lost(proc: ProcessResult) -> TestOutcome:
+    """A judged test whose judge gave no verdict (it never does for a pass)."""
+    how = (
+        signal_text(proc.judge_signal)
+        if proc.judge_signal is not None
+        else f"exited with status {proc.judge_exit_code}"
+    )
+    tail = proc.judge_stderr.decode(errors="replace").strip()[-1000:]
+    message = f"the test's judge gave no verdict ({how})" + (f"\n{tail}" if tail else "")
+    return TestOutcome(Status.RUNTIME_ERROR, message)
+
+
 def signal_text(sig: int) -> str:
     """``killed by SIGSEGV``."""
     try:

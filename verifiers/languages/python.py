@@ -26,11 +26,12 @@ from verifiers.compare import DecodeError, decode_value, describe_value, values_
 from verifiers.errors import SpecError
 from verifiers.languages.common import (
     ended_early,
-    forged,
-    judge_pass_record,
+    judge_lost,
     judge_stdio,
     limit_outcome,
     records,
+    stderr_tail,
+    verdict_record,
 )
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, tree_sitter_check
@@ -321,89 +322,142 @@ class PythonLanguage:
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
-        """Harness, solution, spec and per-test cases; one step per selected test."""
-        meta: dict[str, Any] = {}
+        """One step per selected test: the program's side, and (except stdio) its judge.
+
+        The program's process gets the harness, the solution and, for LeetCode-style
+        tests, the trusted prelude; the tests and their cases are judge files, held by the
+        supervisor only (see ``_python_harness.py``).
+        """
+        judge_spec: dict[str, Any] = {}
         payloads: list[Any] = []
         stdins: list[bytes] = []
+        prelude = None
         if isinstance(spec, StdioTests):
-            meta["mode"] = "stdio"
+            judge_spec["mode"] = "stdio"
             payloads = [None] * len(selected)
             stdins = [
                 spec.cases[i].input.encode("utf-8", errors="surrogateescape") for i in selected
             ]
         elif isinstance(spec, CallTests):
-            meta.update(mode="call", fn_name=spec.fn_name)
+            judge_spec.update(mode="call", fn_name=spec.fn_name)
             payloads = [spec.inputs[i] for i in selected]
         elif isinstance(spec, ExpressionTests):
-            meta["mode"] = "expression"
+            judge_spec["mode"] = "expression"
             payloads = [spec.cases[i].expression for i in selected]
         elif isinstance(spec, AssertScriptTests):
-            meta.update(
-                mode="assert", test=spec.test, entry_point=spec.entry_point, prelude=spec.prelude
+            prelude = spec.prelude
+            judge_spec.update(
+                mode="assert",
+                test=spec.test,
+                entry_point=spec.entry_point,
+                prelude=spec.prelude,
+                prompt=spec.prompt,
             )
             payloads = [None] * len(selected)
         elif isinstance(spec, AssertListTests):
-            meta.update(mode="assert", prelude=spec.prelude)
+            prelude = spec.prelude
+            judge_spec.update(mode="assert", prelude=spec.prelude)
             head = "\n".join([*spec.imports, spec.setup or ""])
             payloads = [f"{head}\n{spec.asserts[i]}\n" for i in selected]
         else:  # pragma: no cover - parse_tests only returns the kinds above
             raise SpecError("tests", f"python cannot run {type(spec).__name__}")
+        stdio = judge_spec["mode"] == "stdio"
+        program_args = ("{program_dir}", "stdio" if stdio else "serve")
         blob = bytearray()
         tests = []
+        bounds: list[str] = []
         step_limits = limits.step_limits()
         for position, index in enumerate(selected):
             payload = payloads[position]
             data = b"" if payload is None else json.dumps(payload).encode()
-            offset = len(blob)
+            bounds += [str(len(blob)), str(len(data))]
+            judge = None
+            if not stdio:
+                judge = Step(
+                    argv=(bounds[-2], bounds[-1]),
+                    limits=limits.judge_limits(),
+                    kind="call",
+                    module=HARNESS,
+                    function="judge_main",
+                )
             blob += data
-            args = ("{program_dir}", str(offset), str(len(data)))
             stdin = stdins[position] if stdins else b""
             if self.fork:
                 step = Step(
-                    argv=args,
+                    argv=program_args,
                     limits=step_limits,
                     kind="call",
                     module=HARNESS,
-                    function="main",
+                    function="candidate_main",
                     stdin=stdin,
+                    judge=judge,
                 )
             else:
                 step = Step(
-                    argv=("{python}", "-s", "-B", HARNESS, *args), limits=step_limits, stdin=stdin
+                    argv=("{python}", "-s", "-B", HARNESS, *program_args),
+                    limits=step_limits,
+                    stdin=stdin,
+                    judge=judge,
                 )
-            tests.append(ProgramTest(index=index, step=step, meta={"mode": meta["mode"]}))
+            meta = {"mode": judge_spec["mode"]}
+            tests.append(ProgramTest(index=index, step=step, meta=meta))
         files = {
             "harness.py": self._harness,
             "solution.py": code.encode("utf-8", errors="surrogateescape"),
-            "spec.json": json.dumps(meta).encode(),
-            "cases.bin": bytes(blob),
+            "candidate.json": json.dumps({"prelude": prelude}).encode(),
         }
-        # The agent compiles the program and its tests once, before forking the tests.
-        bounds = [a for t in tests for a in t.step.argv[1:]]
+        judge_files = (
+            {}
+            if stdio
+            else {
+                "spec.json": json.dumps(judge_spec).encode(),
+                "cases.bin": bytes(blob),
+            }
+        )
+        # The program is compiled once where programs are forked; the tests once where
+        # judges are (compiling runs none of either).
         prepare = (
             (
                 Step(
-                    argv=("{program_dir}", *bounds),
+                    argv=("{program_dir}",),
                     limits=step_limits,
                     kind="call",
                     module=HARNESS,
-                    function="prepare",
+                    function="candidate_prepare",
                 ),
             )
             if self.fork
             else ()
         )
+        judge_prepare = (
+            ()
+            if stdio
+            else (
+                Step(
+                    argv=tuple(bounds),
+                    limits=step_limits,
+                    kind="call",
+                    module=HARNESS,
+                    function="judge_prepare",
+                ),
+            )
+        )
         wanted = _imports(code)
-        for source in (meta.get("test"), meta.get("prelude"), *payloads[:1]):
+        tested: frozenset[str] = frozenset()
+        for source in (judge_spec.get("test"), prelude, *payloads[:1]):
             if isinstance(source, str):
-                wanted |= _imports(source)
+                tested |= _imports(source)
         return Program(
             files=files,
             tests=tuple(tests),
-            preload_modules=tuple(sorted(wanted & self.preload)) if self.fork else (),
+            preload_modules=tuple(sorted((wanted | tested) & self.preload)) if self.fork else (),
             preload_entries=(HARNESS,) if self.fork else (),
             prepare=prepare,
             files_in_memory=self.fork,
+            judge_files=judge_files,
+            judge_entries=() if stdio else (HARNESS,),
+            judge_modules=tuple(sorted(tested & self.preload)),
+            judge_prepare=judge_prepare,
         )
 
     # --- judging ----------------------------------------------------------------------------
@@ -437,12 +491,17 @@ class PythonLanguage:
         limits: Limits,
         compare: CompareOptions | None,
     ) -> TestOutcome:
-        """Judge one run: limits first, then the harness's records, then the answer."""
+        """Judge one run: limits first, then the judge's verdict (stdio: the output)."""
         by_event = records(proc.channel)
+        verdict = verdict_record(proc.verdict)
+        if verdict is not None and verdict.get("event") == "error":
+            # A MemoryError the judge saw come from the program is its memory limit.
+            by_event.setdefault("error", verdict)
         limit = limit_outcome(proc, limits, by_event)
         if limit is not None:
             return limit
-        syntax = by_event.get("syntax_error")
+        syntax = (verdict or {}) if (verdict or {}).get("event") == "syntax_error" else None
+        syntax = syntax or by_event.get("syntax_error")
         if syntax is not None:
             # The parser here accepted the code, so the compiler rejected it
             # ('return' outside a function, say): a compile error of the program.
@@ -453,37 +512,44 @@ class PythonLanguage:
                 text=str(syntax.get("text", "")),
             )
             return TestOutcome(Status.COMPILE_ERROR, issue.describe(), fatal=True)
-        error = by_event.get("error")
-        if error is not None:
-            return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
-        mode = test.meta["mode"]
-        if mode == "stdio":
+        if test.meta["mode"] == "stdio":
+            error = by_event.get("error")
+            if error is not None:
+                return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
             assert isinstance(spec, StdioTests)
             return judge_stdio(spec, test.index, proc, compare)
-        if "exit" in by_event:
-            code = by_event["exit"].get("code")
+        if verdict is None:
+            return judge_lost(proc)
+        event = verdict.get("event")
+        hack = str(verdict.get("hack") or verdict.get("opaque") or "")
+        if event == "pass":
+            return TestOutcome(Status.PASSED)
+        if event == "fail":
+            return TestOutcome(Status.FAILED, str(verdict.get("message", "")), hack=hack)
+        if event == "error":
+            return TestOutcome(Status.RUNTIME_ERROR, _error_text(verdict), hack=hack)
+        if event == "exit":
+            code = verdict.get("code")
             message = f"the program called exit({code}) before the test finished"
             return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
-        if mode == "assert":
-            return judge_pass_record(proc, by_event)
-        return self._judge_value(spec, test.index, proc, by_event, compare)
+        if event == "return":
+            return self._judge_value(spec, test.index, verdict, compare)
+        # The program ended (or broke the channel) before the test finished.
+        tail = stderr_tail(proc)
+        early = ended_early(proc)
+        hack = early if proc.exit_code == 0 and proc.signal is None else ""
+        return TestOutcome(Status.RUNTIME_ERROR, early + (f"\n{tail}" if tail else ""), hack=hack)
 
     def _judge_value(
         self,
         spec: TestSpec,
         index: int,
-        proc: ProcessResult,
-        by_event: dict[str, dict[str, Any]],
+        returned: dict[str, Any],
         compare: CompareOptions | None,
     ) -> TestOutcome:
-        returned = by_event.get("return")
-        if returned is None:
-            return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc))
-        if returned.get("nonce") != proc.nonce or not proc.nonce:
-            return forged()
         try:
             actual = decode_value(returned.get("value"))
-        except (DecodeError, ValueError, TypeError) as err:
+        except (DecodeError, ValueError, TypeError, RecursionError) as err:
             return TestOutcome(Status.FAILED, f"the returned value could not be read: {err}")
         if isinstance(spec, CallTests):
             expected = spec.outputs[index]
@@ -501,7 +567,8 @@ class PythonLanguage:
         shown = describe_value(actual, 2000)
         if ok:
             return TestOutcome(Status.PASSED, actual=shown, returned=(actual,))
-        return TestOutcome(Status.FAILED, "wrong answer", shown, returned=(actual,))
+        hack = str(returned.get("hack") or "")
+        return TestOutcome(Status.FAILED, "wrong answer", shown, hack=hack, returned=(actual,))
 
 
 @functools.lru_cache(maxsize=512)

@@ -54,6 +54,7 @@ from verifiers.runtimes.base import (
     AgentSession,
     AvailabilityCheck,
     ProbedRuntime,
+    UidPool,
     agent_source,
     join_inside,
     sandbox_environment,
@@ -139,8 +140,15 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         bwrap: Path of the bubblewrap binary (default: found on ``PATH``).
         python: Interpreter that runs the sandbox agent and Python programs
             (default: the current interpreter, with its virtual environment).
-        sandbox_uid: User id of sandboxed processes.
-        sandbox_gid: Group id of sandboxed processes.
+        sandbox_uid: User id of sandboxed processes when only one uid can be mapped (a
+            host that is not root); every process of the sandbox then shares it.
+        sandbox_gid: Group id of sandboxed processes in that case.
+        uid_base: With root, each live sandbox's programs run as a uid of their own from
+            ``uid_base`` .. ``uid_base + uid_slots - 1`` (unique on the host), so that
+            per-user kernel quotas are per sandbox.
+        uid_slots: How many such uids there are (the most sandboxes alive at once).
+        supervisor_uid: With root, the uid of every sandbox's supervisor (the agent).
+        judge_uid: With root, the uid of trusted test code (judges).
         extra_ro_paths: More host directories to expose read-only.
         start_timeout_s: How long a sandbox may take to start.
         warm: Keep sandboxes between programs that allow it (see
@@ -163,6 +171,10 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         python: str | None = None,
         sandbox_uid: int = 65534,
         sandbox_gid: int = 65534,
+        uid_base: int = 3_000_000,
+        uid_slots: int = 4096,
+        supervisor_uid: int = 2_999_998,
+        judge_uid: int = 2_999_999,
         extra_ro_paths: Sequence[str] = (),
         start_timeout_s: float = 30.0,
         warm: bool = True,
@@ -176,6 +188,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self.python = python or sys.executable
         self.sandbox_uid = sandbox_uid
         self.sandbox_gid = sandbox_gid
+        if supervisor_uid == judge_uid or any(
+            uid_base <= uid < uid_base + uid_slots for uid in (supervisor_uid, judge_uid)
+        ):
+            raise ValueError("supervisor_uid, judge_uid and the slot uids must all differ")
+        self.supervisor_uid = supervisor_uid
+        self.judge_uid = judge_uid
+        self.uids = UidPool(uid_base, uid_slots)
         self.extra_ro_paths = tuple(extra_ro_paths)
         self.start_timeout_s = start_timeout_s
         self._availability = AvailabilityCheck(self._run_probe)
@@ -233,7 +252,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         ).stdout
         detail = (
             f"{version.strip() or 'bubblewrap'}; user namespaces ({mode} mode), "
-            f"sandbox uid {self.sandbox_uid}, Python {result}"
+            + (
+                f"a uid per sandbox ({self.uids.base}..{self.uids.base + self.uids.size - 1}), "
+                f"supervisor uid {self.supervisor_uid}, judge uid {self.judge_uid}"
+                if mode == "root"
+                else f"one uid for every process ({self.sandbox_uid}: per-sandbox uids need root)"
+            )
+            + f", Python {result}"
         )
         return _Probe(True, detail, mode)
 
@@ -437,7 +462,12 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         return self._python_paths
 
     def _bwrap_args(
-        self, program: Program, limits: Limits, mode: str, data_fds: list[tuple[int, str]]
+        self,
+        program: Program,
+        limits: Limits,
+        mode: str,
+        data_fds: list[tuple[int, str]],
+        program_uid: int,
     ) -> list[str]:
         path = self._bwrap_path()
         assert path is not None
@@ -482,21 +512,23 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
         for key, value in sandbox_environment(self.python, WORK_DIR).items():
             args += ["--setenv", key, value]
-        args += ["--", self.python, "-s", "-B", AGENT_PATH]
-        args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
+        args += ["--", self.python, "-s", "-B", AGENT_PATH, "--uid", str(program_uid)]
+        if mode == "root":
+            args += ["--supervisor-uid", str(self.supervisor_uid)]
+            args += ["--judge-uid", str(self.judge_uid)]
         args += ["--workdir", WORK_DIR]
         return args
 
-    def _data_files(self, program: Program) -> list[tuple[bytes, str]]:
-        uid, gid = self.sandbox_uid, self.sandbox_gid
+    def _data_files(self, program: Program, ids: dict[str, int]) -> list[tuple[bytes, str]]:
+        users = "root:x:0:0:root:/root:/usr/sbin/nologin\n" + "".join(
+            f"{name}:x:{uid}:{uid}:{name}:{WORK_DIR}:/usr/sbin/nologin\n"
+            for name, uid in ids.items()
+        )
+        groups = "root:x:0:\n" + "".join(f"{name}:x:{uid}:\n" for name, uid in ids.items())
         files = [
             (self._agent, AGENT_PATH),
-            (
-                f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                f"sandbox:x:{uid}:{gid}:sandbox:{WORK_DIR}:/usr/sbin/nologin\n".encode(),
-                "/etc/passwd",
-            ),
-            (f"root:x:0:\nsandbox:x:{gid}:\n".encode(), "/etc/group"),
+            (users.encode(), "/etc/passwd"),
+            (groups.encode(), "/etc/group"),
             (b"127.0.0.1 localhost sandbox\n::1 localhost\n", "/etc/hosts"),
         ]
         for rel, content in sorted(program.files.items()):
@@ -504,14 +536,36 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         return files
 
     async def _start_bwrap(self, program: Program, limits: Limits, mode: str) -> AgentSession:
+        # With root: a uid of this sandbox's own for its programs, held until it closes.
+        if mode == "root":
+            program_uid, slot = self.uids.take()
+            ids = {
+                "sandbox": program_uid,
+                "supervisor": self.supervisor_uid,
+                "judge": self.judge_uid,
+            }
+        else:
+            program_uid, slot = self.sandbox_uid, -1
+            ids = {"sandbox": self.sandbox_uid}
+        try:
+            session = await self._start_with(program, limits, mode, program_uid, ids)
+        except BaseException:
+            UidPool.give(slot)
+            raise
+        session.on_close.append(lambda: UidPool.give(slot))
+        return session
+
+    async def _start_with(
+        self, program: Program, limits: Limits, mode: str, program_uid: int, ids: dict[str, int]
+    ) -> AgentSession:
         fds: list[int] = []
         try:
             data_fds = []
-            for content, dest in self._data_files(program):
+            for content, dest in self._data_files(program, ids):
                 fd = _memfd(content)
                 fds.append(fd)
                 data_fds.append((fd, dest))
-            args = self._bwrap_args(program, limits, mode, data_fds)
+            args = self._bwrap_args(program, limits, mode, data_fds, program_uid)
             if self.seccomp:
                 filter_program = seccomp_program()
                 if filter_program is not None:
@@ -555,7 +609,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             with contextlib.suppress(OSError):
                 conn.sandbox_pidfd = os.pidfd_open(pid)
             if mode == "root":
-                self._map_user_namespace(pid)
+                self._map_user_namespace(pid, sorted(set(ids.values())))
                 os.write(block_w, b"1")
         except SandboxError:
             await conn.kill()
@@ -588,14 +642,14 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         finally:
             transport.close()
 
-    def _map_user_namespace(self, pid: int) -> None:
-        """Root mode: map root (for bubblewrap's set-up) and the sandbox ids into the namespace."""
-        uid, gid = self.sandbox_uid, self.sandbox_gid
+    def _map_user_namespace(self, pid: int, ids: list[int]) -> None:
+        """Root mode: map root (for bubblewrap's set-up) and the sandbox's ids, to themselves."""
+        lines = "0 0 1\n" + "".join(f"{i} {i} 1\n" for i in ids if i != 0)
         try:
             with open(f"/proc/{pid}/uid_map", "w") as f:
-                f.write(f"0 0 1\n{uid} {uid} 1\n" if uid != 0 else "0 0 1\n")
+                f.write(lines)
             with open(f"/proc/{pid}/gid_map", "w") as f:
-                f.write(f"0 0 1\n{gid} {gid} 1\n" if gid != 0 else "0 0 1\n")
+                f.write(lines)
         except OSError as err:
             raise SandboxError(f"could not map the sandbox user namespace: {err}") from err
 
