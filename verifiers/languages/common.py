@@ -62,6 +62,35 @@ def judge_lost(proc: ProcessResult) -> TestOutcome:
     return TestOutcome(Status.RUNTIME_ERROR, message)
 
 
+def judge_verdict(proc: ProcessResult, verdict: dict[str, Any] | None) -> TestOutcome:
+    """A judged test's outcome from its judge's verdict (pass, fail, error, exit, ended).
+
+    Only the judge writes the verdict, on a descriptor only it holds; what the program
+    printed or wrote on its own channel can explain a failure, never make a pass.
+    """
+    if verdict is None:
+        return judge_lost(proc)
+    event = verdict.get("event")
+    hack = str(verdict.get("hack") or verdict.get("opaque") or "")
+    if event == "pass":
+        return TestOutcome(Status.PASSED)
+    if event == "fail":
+        return TestOutcome(Status.FAILED, str(verdict.get("message", "")), hack=hack)
+    if event == "error":
+        trace = str(verdict.get("traceback") or "").strip()
+        text = trace or f"{verdict.get('type', 'Error')}: {verdict.get('message', '')}"
+        return TestOutcome(Status.RUNTIME_ERROR, text, hack=hack)
+    if event == "exit":
+        code = verdict.get("code")
+        message = f"the program called exit({code}) before the test finished"
+        return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
+    # The program ended (or broke the channel) before the test finished.
+    tail = stderr_tail(proc)
+    early = ended_early(proc)
+    hack = early if proc.exit_code == 0 and proc.signal is None else ""
+    return TestOutcome(Status.RUNTIME_ERROR, early + (f"\n{tail}" if tail else ""), hack=hack)
+
+
 def signal_text(sig: int) -> str:
     """``killed by SIGSEGV``."""
     try:

@@ -9,19 +9,24 @@ build step; a ``SyntaxError`` Node finds when loading code tree-sitter accepted
 
 from __future__ import annotations
 
+import json
 from importlib import resources
+
+import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.languages.common import (
     TreeSitterLanguage,
-    judge_pass_record,
     judge_stdio,
+    judge_verdict,
     limit_outcome,
     pin_toolchain,
     records,
     stderr_tail,
+    verdict_record,
 )
 from verifiers.limits import Limits
+from verifiers.parsing import grammar
 from verifiers.program import ImageRecipe, ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -101,12 +106,27 @@ class JavaScriptLanguage(TreeSitterLanguage):
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "stdio"}))
         else:
             assert isinstance(spec, AssertScriptTests)
-            source = f"{code}\n;\n{spec.test}\n"
-            files["program.js"] = source.encode("utf-8", errors="surrogateescape")
+            # The program runs alone; the tests run in a judge of their own, which gets them
+            # on its stdin (never in the program's files or process).
+            files["solution.js"] = code.encode("utf-8", errors="surrogateescape")
             files["harness.js"] = self._harness
+            names = ",".join(top_level_names(code))
+            judge = Step(
+                argv=("{node}", heap, "{program_dir}/harness.js", "judge"),
+                limits=limits.judge_limits(),
+                stdin=json.dumps({"test": spec.test}).encode("utf-8", errors="surrogateescape"),
+            )
             step = Step(
-                argv=("{node}", heap, "{program_dir}/harness.js", "{program_dir}/program.js"),
+                argv=(
+                    "{node}",
+                    heap,
+                    "{program_dir}/harness.js",
+                    "candidate",
+                    "{program_dir}/solution.js",
+                    names,
+                ),
                 limits=step_limits,
+                judge=judge,
             )
             tests.append(ProgramTest(index=0, step=step, meta={"mode": "assert"}))
         program = Program(files=files, tests=tuple(tests), toolchains=(NODE,))
@@ -125,17 +145,52 @@ class JavaScriptLanguage(TreeSitterLanguage):
         limit = limit_outcome(proc, limits, by_event, MEMORY_MARKERS)
         if limit is not None:
             return limit
-        error = by_event.get("error", {})
-        if b"SyntaxError:" in proc.stderr and (
-            error.get("type") == "SyntaxError" or (test.meta["mode"] == "stdio" and not proc.stdout)
-        ):
-            return TestOutcome(Status.COMPILE_ERROR, stderr_tail(proc), fatal=True)
         if test.meta["mode"] == "stdio":
+            if b"SyntaxError:" in proc.stderr and not proc.stdout:
+                return TestOutcome(Status.COMPILE_ERROR, stderr_tail(proc), fatal=True)
             assert isinstance(spec, StdioTests)
             return judge_stdio(spec, test.index, proc, compare)
-        if error:
-            return TestOutcome(Status.RUNTIME_ERROR, str(error.get("traceback") or error))
-        return judge_pass_record(proc, by_event)
+        verdict = verdict_record(proc.verdict)
+        if verdict is not None and verdict.get("event") == "syntax_error":
+            # Node found what tree-sitter accepted (a redeclared binding, an import).
+            message = str(verdict.get("traceback") or verdict.get("message") or "SyntaxError")
+            return TestOutcome(Status.COMPILE_ERROR, message, fatal=True)
+        return judge_verdict(proc, verdict)
+
+
+def top_level_names(code: str) -> list[str]:
+    """Names the program declares at its top level (functions, classes, variables)."""
+    root = (
+        tree_sitter.Parser(grammar("tree_sitter_javascript"))
+        .parse(code.encode("utf-8", errors="surrogatepass"))
+        .root_node
+    )
+    names: list[str] = []
+
+    def add(node: tree_sitter.Node | None) -> None:
+        if node is not None and node.type == "identifier" and node.text:
+            names.append(node.text.decode("utf-8", errors="replace"))
+
+    for top in root.named_children:
+        child = top
+        if top.type == "export_statement":
+            child = top.child_by_field_name("declaration") or top
+        if child.type in (
+            "function_declaration",
+            "generator_function_declaration",
+            "class_declaration",
+        ):
+            add(child.child_by_field_name("name"))
+        elif child.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in child.named_children:
+                if declarator.type == "variable_declarator":
+                    add(declarator.child_by_field_name("name"))
+        elif child.type == "expression_statement":
+            # `add = (a, b) => a + b` and `var`-less globals.
+            expression = child.named_children[0] if child.named_children else None
+            if expression is not None and expression.type == "assignment_expression":
+                add(expression.child_by_field_name("left"))
+    return list(dict.fromkeys(names))
 
 
 # --- the case table ------------------------------------------------------------------------

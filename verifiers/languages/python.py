@@ -25,12 +25,10 @@ from verifiers.cases import CASE_KINDS, QUICK, SUM_TESTS, Case, fenced
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
 from verifiers.languages.common import (
-    ended_early,
-    judge_lost,
     judge_stdio,
+    judge_verdict,
     limit_outcome,
     records,
-    stderr_tail,
     verdict_record,
 )
 from verifiers.limits import Limits
@@ -518,27 +516,9 @@ class PythonLanguage:
                 return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
             assert isinstance(spec, StdioTests)
             return judge_stdio(spec, test.index, proc, compare)
-        if verdict is None:
-            return judge_lost(proc)
-        event = verdict.get("event")
-        hack = str(verdict.get("hack") or verdict.get("opaque") or "")
-        if event == "pass":
-            return TestOutcome(Status.PASSED)
-        if event == "fail":
-            return TestOutcome(Status.FAILED, str(verdict.get("message", "")), hack=hack)
-        if event == "error":
-            return TestOutcome(Status.RUNTIME_ERROR, _error_text(verdict), hack=hack)
-        if event == "exit":
-            code = verdict.get("code")
-            message = f"the program called exit({code}) before the test finished"
-            return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
-        if event == "return":
+        if verdict is not None and verdict.get("event") == "return":
             return self._judge_value(spec, test.index, verdict, compare)
-        # The program ended (or broke the channel) before the test finished.
-        tail = stderr_tail(proc)
-        early = ended_early(proc)
-        hack = early if proc.exit_code == 0 and proc.signal is None else ""
-        return TestOutcome(Status.RUNTIME_ERROR, early + (f"\n{tail}" if tail else ""), hack=hack)
+        return judge_verdict(proc, verdict)
 
     def _judge_value(
         self,
