@@ -337,3 +337,21 @@ def test_flavour_equivalence_in_the_sandbox(runtime: LocalRuntime, name: str) ->
 def test_a_gold_pattern_that_does_not_compile_is_the_specs_error() -> None:
     with pytest.raises(SpecError, match=r"tests\.gold"):
         verifiers.get_verifier("regex").parse_tests({"gold": "a("})
+
+
+def test_the_equivalence_benchmark_runs(datasets: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "regex_equivalence.py"
+    done = subprocess.run(
+        [sys.executable, str(bench), "--records", "8"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, "VERIFIERS_SHARED_DATASETS": str(datasets)},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "automata (now)" in done.stdout and "interegular (before)" in done.stdout
