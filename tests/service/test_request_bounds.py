@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import sqlite3
@@ -169,6 +170,13 @@ def test_a_million_empty_tests_are_refused_before_they_are_parsed(bounded: Serve
     assert time.perf_counter() - started < 10
     # The server grew by about the body it read, not by a million parsed tests.
     assert _peak_rss_mb(bounded.proc.pid) - before < 100
+    # Tests sent as one JSON string are one value of the body: counted all the same.
+    tests = {"inputs": [""] * 300_000, "outputs": [""] * 300_000}
+    encoded = {**body, "tests": json.dumps(tests)}
+    response = post(bounded, "/score_batch", {"items": [encoded]})
+    assert response.status_code == 413, response.text
+    assert "its tests included" in response.json()["detail"]
+    assert _peak_rss_mb(bounded.proc.pid) - before < 150
 
 
 def test_admission_counts_what_a_request_costs(bounded: Server) -> None:

@@ -51,7 +51,14 @@ from verifiers.results import Result
 from verifiers.service.admission import Admission, Saturated, Ticket, TooLarge, request_cost
 from verifiers.service.config import ServiceConfig
 from verifiers.service.metrics import ServiceMetrics
-from verifiers.service.middleware import BODY, BearerAuth, BodyLimit, RequestMetrics, received_at
+from verifiers.service.middleware import (
+    BODY,
+    BearerAuth,
+    BodyLimit,
+    RequestMetrics,
+    received_at,
+    rough_values,
+)
 from verifiers.service.sandbox_fusion import (
     LANGUAGES,
     RunCodeRequest,
@@ -248,6 +255,29 @@ class Service:
             if _inside(found, root) and os.path.isfile(found):
                 return found
         return None
+
+    def embedded(self, items: Sequence[ScoreRequest], received: Received) -> Received:
+        """``received`` counting the JSON inside string-encoded ``tests`` too.
+
+        A spec sent as a JSON string is one value of the body, but parsing it makes as
+        many values as it holds: they count against ``max_json_values`` and the cost the
+        same way. The count is the rough upper bound (every separator inside the string,
+        encoded twice or not), so no encoding hides values from it.
+
+        Raises:
+            TooLarge: More JSON values than this server parses for one request (413).
+        """
+        limit = self.config.max_json_values
+        total = received.json_values
+        for item in items:
+            if isinstance(item.tests, str):
+                total += rough_values(item.tests.encode("utf-8", errors="replace"))
+                if total > limit:
+                    raise TooLarge(
+                        f"more than {limit} JSON values in one request (its tests "
+                        "included): split it"
+                    )
+        return dataclasses.replace(received, json_values=total)
 
     def cost(self, jobs: Sequence[Job], received: Received) -> int:
         """What admitting ``jobs`` costs (body, JSON values, tests to run)."""
@@ -450,12 +480,14 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.post("/score", response_model=Result)
     async def score(body: ScoreRequest, request: Request) -> Response:
         """Verify one completion; the answer is its Result."""
-        [result] = await service.run([service.job(body)], received=Received.of(request))
+        received = service.embedded([body], Received.of(request))
+        [result] = await service.run([service.job(body)], received=received)
         return Response(result.model_dump_json(), media_type="application/json")
 
     @app.post("/score_batch", response_model=list[Result])
     async def score_batch(body: BatchRequest, request: Request) -> Response:
         """Verify many completions; the answer is their Results, in order."""
+        received = service.embedded(body.items, Received.of(request))
         jobs = []
         for index, item in enumerate(body.items):
             try:
@@ -464,7 +496,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 raise SpecError(f"items[{index}].{err.field}", err.problem) from None
             except UnknownNameError as err:
                 raise SpecError(f"items[{index}].{err.kind}", str(err)) from None
-        results = await service.run(jobs, received=Received.of(request))
+        results = await service.run(jobs, received=received)
         return Response(_RESULTS.dump_json(results), media_type="application/json")
 
     @app.post("/run_code", response_model=RunCodeResponse)

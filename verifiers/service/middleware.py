@@ -47,6 +47,11 @@ def received_at(scope: Scope) -> float:
     return float(scope.setdefault(RECEIVED, time.monotonic()))
 
 
+def rough_values(body: bytes) -> int:
+    """An upper bound of the JSON values and keys in ``body`` (its separators, plus one)."""
+    return 1 + sum(body.count(c) for c in _STRUCTURE)
+
+
 def json_values(body: bytes, limit: int) -> int:
     """How many JSON values and keys ``body`` holds, or any number over ``limit``.
 
@@ -55,7 +60,7 @@ def json_values(body: bytes, limit: int) -> int:
     ``limit`` (characters inside strings counted too) are the strings skipped and the
     count made exact, stopping as soon as it passes ``limit``.
     """
-    rough = 1 + sum(body.count(c) for c in _STRUCTURE)
+    rough = rough_values(body)
     if rough <= limit:
         return rough
     count = 1
