@@ -165,7 +165,7 @@ def driver_costs(items: list[dict[str, Any]], executor: RayExecutor) -> dict[str
     cache = verifiers.ResultCache()
     started = time.perf_counter()
     for job in jobs:
-        cache.get(cache.key(job))
+        cache.get(job.result_key(cache))
     lookups = time.perf_counter() - started
     return {
         "prepare_jobs_us": validate / n * 1e6,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -86,3 +91,140 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
         ResultCache(max_entries=0)
     with pytest.raises(ValueError, match="path"):
         ResultCache(path=tmp_path)  # a directory
+
+
+def _sqlite_db(path: Path, values: list[int]) -> None:
+    path.unlink(missing_ok=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t(a INTEGER)")
+        conn.executemany("INSERT INTO t VALUES (?)", [(v,) for v in values])
+    conn.close()
+
+
+def test_a_changed_database_is_never_answered_from_the_cache(
+    runtime: LocalRuntime, tmp_path: Path
+) -> None:
+    db = tmp_path / "fixture.sqlite"
+    _sqlite_db(db, [1, 2])
+    tests = {"database": str(db), "expected_rows": [[1], [2]]}
+    path = tmp_path / "results.sqlite"
+    cache = ResultCache(path=path)
+    first = verifiers.score("sql", "SELECT a FROM t", tests, runtime=runtime, cache=cache)
+    assert first.ok and not first.cached
+    assert verifiers.score("sql", "SELECT a FROM t", tests, runtime=runtime, cache=cache).cached
+    _sqlite_db(db, [1, 2, 3])  # the same path, other contents
+    stale = verifiers.score("sql", "SELECT a FROM t", tests, runtime=runtime, cache=cache)
+    assert stale.status is Status.FAILED and not stale.cached
+    # Another process's cache: the verdict it finds is the one for these contents.
+    other = verifiers.score(
+        "sql", "SELECT a FROM t", tests, runtime=runtime, cache=ResultCache(path=path)
+    )
+    assert other.status is Status.FAILED and other.cached
+    # Rewritten in place to the same size with its old mtime: the inode's ctime moved.
+    before = db.stat()
+    other_db = tmp_path / "other.sqlite"
+    _sqlite_db(other_db, [1, 2, 4])
+    with open(db, "r+b") as f:  # the same inode, the same size, other contents
+        f.write(other_db.read_bytes())
+    os.utime(db, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (db.stat().st_size, db.stat().st_ino) == (before.st_size, before.st_ino)
+    changed = verifiers.score(
+        "sql", "SELECT a FROM t WHERE a < 4", tests, runtime=runtime, cache=cache
+    )
+    assert changed.ok and not changed.cached
+    again = verifiers.score("sql", "SELECT a FROM t", tests, runtime=runtime, cache=cache)
+    assert not again.cached and again.status is Status.FAILED
+    # The same contents again: the same key (it is the contents, not the path's history).
+    _sqlite_db(db, [1, 2])
+    assert verifiers.score("sql", "SELECT a FROM t", tests, runtime=runtime, cache=cache).cached
+
+
+def test_a_tampered_cache_file_never_gives_a_verdict(
+    runtime: LocalRuntime, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "results.sqlite"
+    cache = ResultCache(path=path)
+    wrong = "def add(a, b):\n    return a - b\n"
+    assert verifiers.score("python", wrong, TESTS, runtime=runtime, cache=cache).status is (
+        Status.FAILED
+    )
+    assert verifiers.score("python", CODE, TESTS, runtime=runtime, cache=cache).ok
+    cache.close()
+    secret = Path(str(path) + ".key")
+    assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT key, result, mac FROM signed_results").fetchall()
+        [(bad_key, bad, _)] = [r for r in rows if '"status":"failed"' in r[1]]
+        [(_, good, good_mac)] = [r for r in rows if '"status":"passed"' in r[1]]
+        # 1: the failed result edited into a pass, its old code kept.
+        forged = json.loads(bad)
+        forged.update(status="passed", score=1.0, pass_rate=1.0, passed=1)
+        conn.execute(
+            "UPDATE signed_results SET result = ? WHERE key = ?", (json.dumps(forged), bad_key)
+        )
+    conn.close()
+    fresh = ResultCache(path=path)
+    with caplog.at_level(logging.WARNING, logger="verifiers.result_cache"):
+        again = verifiers.score("python", wrong, TESTS, runtime=runtime, cache=fresh)
+    assert again.status is Status.FAILED and not again.cached
+    assert fresh.rejected == 1 and "does not verify" in caplog.text
+    assert "rejected=1" in repr(fresh)
+    fresh.close()
+    with sqlite3.connect(path) as conn:
+        # 2: a genuine pass, with its genuine code, moved under the failing program's key.
+        conn.execute(
+            "UPDATE signed_results SET result = ?, mac = ? WHERE key = ?",
+            (good, good_mac, bad_key),
+        )
+        # 3: the unsigned table of the format before.
+        conn.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, result TEXT)")
+        conn.execute("INSERT OR REPLACE INTO results VALUES (?, ?)", (bad_key, good))
+    conn.close()
+    fresh = ResultCache(path=path)
+    again = verifiers.score("python", wrong, TESTS, runtime=runtime, cache=fresh)
+    assert again.status is Status.FAILED and not again.cached and fresh.rejected == 1
+    # Re-verified and stored again: the entry verifies from now on.
+    assert verifiers.score("python", wrong, TESTS, runtime=runtime, cache=fresh).cached
+    # A cache file under another secret is as good as tampered.
+    fresh.close()
+    secret.unlink()
+    other = ResultCache(path=path)
+    assert not verifiers.score("python", CODE, TESTS, runtime=runtime, cache=other).cached
+    assert other.rejected == 1
+
+
+def test_the_secret_must_be_the_owners_alone(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    ResultCache(path=path).close()
+    secret = Path(str(path) + ".key")
+    secret.chmod(0o644)
+    with pytest.raises(ValueError, match="readable or writable by others"):
+        ResultCache(path=path)
+    secret.chmod(0o600)
+    secret.write_text("short")
+    with pytest.raises(ValueError, match="32-byte key"):
+        ResultCache(path=path)
+    secret.unlink()
+    secret.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="cannot read the cache's secret"):
+        ResultCache(path=path)
+    secret.unlink()
+    if os.geteuid() == 0:  # only root can give a file away
+        ResultCache(path=path).close()
+        os.chown(secret, 12345, -1)
+        with pytest.raises(ValueError, match="not a file of this user"):
+            ResultCache(path=path)
+
+
+def test_results_from_a_postgresql_server_are_never_cached(runtime: LocalRuntime) -> None:
+    from .languages.test_sql import PG_URL, _postgres_ready
+
+    _postgres_ready()
+    cache = ResultCache()
+    tests = {"database": {"url": PG_URL}, "engine": "postgresql", "expected_rows": [[3]]}
+    for _ in range(2):
+        result = verifiers.score(
+            "sql", "SELECT count(*) FROM singer", tests, runtime=runtime, cache=cache
+        )
+        assert result.ok and not result.cached
+    assert len(cache) == 0

@@ -539,6 +539,17 @@ def serve(
     max_memory_mb: Annotated[
         int, typer.Option(help="Largest memory_mb a request may ask for.")
     ] = 4096,
+    max_queue_mb: Annotated[
+        float, typer.Option(help="Memory admitted requests may cost per worker; beyond: 503.")
+    ] = 1024,
+    sql_root: Annotated[
+        list[str] | None,
+        typer.Option(help="Directory whose SQLite/DuckDB files requests may name (repeatable)."),
+    ] = None,
+    postgres_socket: Annotated[
+        list[str] | None,
+        typer.Option(help="PostgreSQL socket directory requests may connect to (repeatable)."),
+    ] = None,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve verification over HTTP: /score, /score_batch, SandboxFusion's /run_code."""
@@ -554,6 +565,9 @@ def serve(
         "max_queue": max_queue,
         "max_body_bytes": int(max_body_mb * 1024 * 1024),
         "request_timeout_s": request_timeout,
+        "max_queue_mb": max_queue_mb,
+        "sql_roots": tuple(sql_root or ()),
+        "postgres_sockets": tuple(postgres_socket or ()),
         "log_level": log_level,
     }
     if concurrency is not None:

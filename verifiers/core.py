@@ -32,7 +32,7 @@ from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
 from verifiers.protocols import DelegatingRuntime, Language, Runtime, TestOutcome
-from verifiers.result_cache import ResultCache
+from verifiers.result_cache import UNCACHED, ResultCache
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
 from verifiers.specs import CompareOptions, TestSpec
@@ -168,14 +168,17 @@ class Job:
             repr(self.options),
         )
 
-    def result_key(self) -> str:
-        """The key of this job's result in a :class:`~verifiers.ResultCache`.
+    def result_key(self, cache: ResultCache) -> str:
+        """The key of this job's result in ``cache``.
 
         It covers the SDK version, the language and its toolchain (the interpreter or
         compiler version), the runtime and what its results depend on (an image), the
-        completion, the tests and every option.
+        completion, the tests, every option, and the contents of the files the tests name
+        (a SQL database: its digest, not its path). A result that depends on what no key
+        can hold (a PostgreSQL server's data) gets a key the cache never keeps.
         """
-        return content_key(
+        paths, cacheable = self.verifier.external_inputs(self.spec)
+        key = content_key(
             SDK_VERSION,
             self.verifier.language.name,
             self.verifier.toolchain_identity(),
@@ -183,7 +186,9 @@ class Job:
             self.completion,
             spec_key(self.spec),
             repr(self.options),
+            *(cache.file_digest(path) for path in paths),
         )
+        return key if cacheable else UNCACHED + key
 
 
 def infra_tests(spec: TestSpec, indices: list[int], message: str) -> list[TestResult]:
@@ -240,7 +245,7 @@ async def verify_one(
     ``slot`` bounds verifications at once (a batch's concurrency); a cached result does
     not wait for one.
     """
-    key = job.result_key() if cache is not None else ""
+    key = job.result_key(cache) if cache is not None else ""
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -418,6 +423,18 @@ class CodeVerifier:
             except Exception as err:  # an unusable toolchain fails its verifications anyway
                 self._toolchain = f"unavailable: {err}"
         return self._toolchain
+
+    def external_inputs(self, spec: TestSpec) -> tuple[list[str], bool]:
+        """The files a spec's results depend on, and whether they can be cached at all.
+
+        Asked of the language (``external_inputs``, optional): SQL names its database files,
+        and a server's database makes results uncacheable.
+        """
+        probe = getattr(self.language, "external_inputs", None)
+        if not callable(probe):
+            return [], True
+        paths, cacheable = probe(spec)
+        return [str(p) for p in paths], bool(cacheable)
 
     def runtime_identity(self) -> str:
         """The runtime's name, and what else its results depend on when it says (an image)."""

@@ -101,7 +101,7 @@ async def run_jobs(
     async def remote(runtime: DelegatingRuntime[Job], groups: list[list[int]]) -> None:
         todo = []
         for group in groups:
-            key = jobs[group[0]].result_key() if cache is not None else ""
+            key = jobs[group[0]].result_key(cache) if cache is not None else ""
             hit = cache.get(key) if cache is not None else None
             if hit is not None:
                 collector.deliver(group, hit)

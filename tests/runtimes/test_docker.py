@@ -244,7 +244,7 @@ def test_cached_results_are_per_image(docker_runtime: DockerRuntime, runtime: Lo
     python_image = DockerRuntime(image=DEFAULT_IMAGE.replace("/all:", "/python:"))
     need(python_image.check().available, "the verifiers/python image is missing")
     keys = {
-        cache.key(job)
+        job.result_key(cache)
         for rt in (docker_runtime, python_image, runtime)
         for job in prepare_jobs(
             [{"language": "python", "completion": GOOD, "tests": TESTS}],

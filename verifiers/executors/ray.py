@@ -479,7 +479,7 @@ class RayExecutor(Executor):
         # The cache is the driver's: a hit is never sent.
         todo: list[tuple[list[int], str]] = []
         for indices in collector.groups.values():
-            key = jobs[indices[0]].result_key() if cache is not None else ""
+            key = jobs[indices[0]].result_key(cache) if cache is not None else ""
             hit = cache.get(key) if cache is not None else None
             if hit is not None:
                 deliver(indices, hit)

@@ -1,10 +1,37 @@
-// Regex harness for the JavaScript flavour: one test of a candidate pattern.
-// Usage: node regex.js <program_dir> <index>. Writes one JSON record on fd 3.
+// Regex harness for the JavaScript flavour.
+// Usage: node regex.js <program_dir> <index>: one test of the candidate pattern, one JSON
+// record on fd 3. node regex.js <program_dir> probe: a JSON request on stdin
+// ({patterns, mode, texts}) and, on stdout, whether each pattern compiles and which texts
+// it matches, so that the Python harness can check its automata against V8 itself.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 const [programDir, indexText] = process.argv.slice(2);
+
+function wrap(pattern, mode) {
+  // The pattern alone must compile: a wrapper must not balance a stray parenthesis.
+  new RegExp(pattern);
+  const source = mode === 'fullmatch' ? `^(?:${pattern})$`
+    : mode === 'match' ? `^(?:${pattern})` : pattern;
+  return new RegExp(source);
+}
+
+if (indexText === 'probe') {
+  const request = JSON.parse(fs.readFileSync(0, 'utf8'));
+  const answer = request.patterns.map((pattern) => {
+    let compiled;
+    try {
+      compiled = wrap(pattern, request.mode);
+    } catch (err) {
+      return { error: String(err.message) };
+    }
+    return { matched: request.texts.map((text) => compiled.test(text)) };
+  });
+  process.stdout.write(JSON.stringify(answer));
+  process.exit(0);
+}
+
 const spec = JSON.parse(fs.readFileSync(path.join(programDir, 'spec.json'), 'utf8'));
 const pattern = fs.readFileSync(path.join(programDir, 'pattern.txt'), 'utf8');
 const index = Number(indexText);
@@ -19,10 +46,7 @@ function emit(record) {
 
 let compiled;
 try {
-  const source = spec.mode === 'fullmatch' ? `^(?:${pattern})$`
-    : spec.mode === 'match' ? `^(?:${pattern})` : pattern;
-  new RegExp(pattern);
-  compiled = new RegExp(source);
+  compiled = wrap(pattern, spec.mode);
 } catch (err) {
   fs.writeSync(3, JSON.stringify({ event: 'syntax_error', message: String(err.message) }) + '\n');
   process.exit(1);

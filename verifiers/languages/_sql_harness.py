@@ -7,10 +7,18 @@ on fd 3: ``result`` (rows and column names of the gold and of the candidate, or
 database states when writes are allowed) or ``sql_error`` (with a kind:
 ``syntax``, ``semantic``, ``runtime``, ``timeout``, ``fixture``).
 
-The candidate cannot change the fixture (read-only connections; an authorizer
-that denies ATTACH, writes and extension loading in SQLite; external access off
-in DuckDB; read-only transactions that are rolled back in PostgreSQL), cannot
-read other files, and is bounded by the sandbox's limits.
+An answer is exactly one statement, as the engine's own parser or protocol counts
+them: SQLite's prepare refuses a tail, DuckDB's parser extracts the statements, and
+PostgreSQL gets the answer as one extended-protocol Parse, which refuses several. It
+cannot change the fixture: SQLite opens it read-only with an authorizer that allows
+reads only (when writes are not allowed); DuckDB opens it read-only with external
+access off and admits a SELECT only; PostgreSQL runs it inside ``BEGIN READ ONLY``
+(so ``COMMIT`` can only end that transaction, and nothing follows it), then rolls
+back and closes the session, so no setting outlives the verification. PostgreSQL's
+``statement_timeout`` is set before the statement starts, which the statement itself
+cannot lift (a change applies to later statements, and there are none); the harness
+reports its server backends on the channel so the host can end them if the sandbox
+is killed first.
 """
 
 from __future__ import annotations
@@ -19,9 +27,9 @@ import base64
 import json
 import math
 import os
-import re
 import shutil
 import sys
+import time
 from typing import Any
 
 #: The program's files by absolute path when a warm sandbox keeps them in memory (the
@@ -111,9 +119,23 @@ def cell(v: Any) -> Any:
     return str(v)
 
 
-def single_statement(query: str) -> str:
-    """The query without trailing semicolons and whitespace."""
-    return re.sub(r"[\s;]+$", "", query.strip())
+#: Part of the per-test time kept back from PostgreSQL's statement timeout, so that the
+#: server cancels a slow query (a ``timeout``) before the sandbox kills the harness.
+MARGIN_MS = 500
+
+
+class Deadline:
+    """The harness's time: the test's wall-clock limit, less a margin."""
+
+    def __init__(self, timeout_ms: int, started: float) -> None:
+        budget = timeout_ms - min(MARGIN_MS, timeout_ms // 5)
+        self.end = started + budget / 1000
+
+    def left_ms(self) -> int:
+        return int((self.end - time.monotonic()) * 1000)
+
+
+NOT_A_QUERY = "the answer must be one query that returns rows"
 
 
 # --- SQLite ----------------------------------------------------------------------------------
@@ -146,36 +168,16 @@ class Sqlite:
 
     def _authorize(self, action: int, *args: Any) -> int:
         s = self.sqlite3
-        denied = {s.SQLITE_ATTACH, s.SQLITE_DETACH}
-        if not self.writable:
-            denied |= {
-                s.SQLITE_INSERT,
-                s.SQLITE_UPDATE,
-                s.SQLITE_DELETE,
-                s.SQLITE_ALTER_TABLE,
-                s.SQLITE_CREATE_TABLE,
-                s.SQLITE_CREATE_INDEX,
-                s.SQLITE_CREATE_TRIGGER,
-                s.SQLITE_CREATE_VIEW,
-                s.SQLITE_CREATE_TEMP_TABLE,
-                s.SQLITE_CREATE_TEMP_INDEX,
-                s.SQLITE_CREATE_TEMP_TRIGGER,
-                s.SQLITE_CREATE_TEMP_VIEW,
-                s.SQLITE_DROP_TABLE,
-                s.SQLITE_DROP_INDEX,
-                s.SQLITE_DROP_TRIGGER,
-                s.SQLITE_DROP_VIEW,
-                s.SQLITE_DROP_TEMP_TABLE,
-                s.SQLITE_DROP_TEMP_INDEX,
-                s.SQLITE_DROP_TEMP_TRIGGER,
-                s.SQLITE_DROP_TEMP_VIEW,
-                s.SQLITE_REINDEX,
-                s.SQLITE_ANALYZE,
-                s.SQLITE_PRAGMA,
-            }
         if action == s.SQLITE_FUNCTION and args[1] in ("load_extension", "fts3_tokenizer"):
             return int(s.SQLITE_DENY)
-        return int(s.SQLITE_DENY if action in denied else s.SQLITE_OK)
+        if self.writable:
+            # A copy of the fixture: anything but reaching other database files.
+            return int(
+                s.SQLITE_DENY if action in (s.SQLITE_ATTACH, s.SQLITE_DETACH) else s.SQLITE_OK
+            )
+        # Read-only: an allow-list, so that no kind of statement but a query gets through.
+        allowed = (s.SQLITE_SELECT, s.SQLITE_READ, s.SQLITE_FUNCTION, s.SQLITE_RECURSIVE)
+        return int(s.SQLITE_OK if action in allowed else s.SQLITE_DENY)
 
     def lock(self) -> None:
         self.conn.set_authorizer(self._authorize)
@@ -183,18 +185,24 @@ class Sqlite:
     def run(self, query: str) -> tuple[list[Any], list[str]]:
         s = self.sqlite3
         try:
-            cursor = self.conn.execute(single_statement(query))
+            # sqlite3 prepares one statement and refuses a non-empty tail.
+            cursor = self.conn.execute(query)
+            if cursor.description is None and not self.writable:
+                raise SqlFailure("semantic", NOT_A_QUERY)
             rows = fetch(cursor)
             columns = [d[0] for d in cursor.description or []]
             if self.writable:
                 self.conn.commit()
-        except s.Warning as exc:  # more than one statement
+        except s.Warning as exc:  # more than one statement (older Pythons)
             raise SqlFailure("semantic", str(exc)) from exc
         except s.ProgrammingError as exc:
             raise SqlFailure("semantic", str(exc)) from exc
         except s.DatabaseError as exc:
             raise SqlFailure(classify_sqlite(str(exc)), str(exc)) from exc
         return [list(r) for r in rows], columns
+
+    def close(self) -> None:
+        self.conn.close()
 
     def state(self) -> dict[str, Any]:
         tables = self.conn.execute(
@@ -219,6 +227,7 @@ def classify_sqlite(message: str) -> str:
         "misuse of",
         "wrong number of arguments",
         "not authorized",
+        "authorization denied",
         "has no column",
         "already exists",
         "not allowed",
@@ -241,7 +250,12 @@ class DuckDB:
 
         self.duckdb = duckdb
         self.writable = writable
-        config: dict[str, Any] = {"threads": 1, "memory_limit": f"{max(64, memory_mb // 2)}MB"}
+        # No file or network access from the start: the fixture's own DDL included.
+        config: dict[str, Any] = {
+            "threads": 1,
+            "memory_limit": f"{max(64, memory_mb // 2)}MB",
+            "enable_external_access": False,
+        }
         if db.get("path"):
             if writable:
                 copy = "/tmp/fixture-" + os.path.basename(db["path"])
@@ -259,18 +273,22 @@ class DuckDB:
                 raise SqlFailure("fixture", f"the test database could not be built: {exc}") from exc
 
     def lock(self) -> None:
-        self.conn.execute("SET enable_external_access = false")
         self.conn.execute("SET lock_configuration = true")
+
+    def close(self) -> None:
+        self.conn.close()
 
     def run(self, query: str) -> tuple[list[Any], list[str]]:
         d = self.duckdb
         try:
-            statements = d.extract_statements(single_statement(query))
+            # DuckDB's own parser splits and types the statements; the one extracted
+            # is what runs (the text is not parsed a second time).
+            statements = d.extract_statements(query)
             if len(statements) != 1:
                 raise SqlFailure("semantic", "the answer must be exactly one SQL statement")
             if not self.writable and statements[0].type != d.StatementType.SELECT:
                 raise SqlFailure("semantic", "only a read query is allowed")
-            cursor = self.conn.execute(single_statement(query))
+            cursor = self.conn.execute(statements[0])
             rows = fetch(cursor) if cursor.description else []
             columns = [c[0] for c in cursor.description or []]
         except d.ParserException as exc:
@@ -299,28 +317,63 @@ class DuckDB:
 
 
 class Postgres:
-    def __init__(self, db: dict[str, Any], timeout_ms: int) -> None:
+    """One session per run: opened here, closed after its one statement."""
+
+    def __init__(self, db: dict[str, Any], deadline: Deadline, event: str) -> None:
         import psycopg
 
         self.psycopg = psycopg
+        self.deadline = deadline
         try:
-            self.conn = psycopg.connect(db["url"], connect_timeout=10, autocommit=False)
+            # autocommit: psycopg sends no BEGIN of its own; the transaction is ours.
+            self.conn = psycopg.connect(
+                db["url"], connect_timeout=max(2, deadline.left_ms() // 1000), autocommit=True
+            )
+            info = self.conn.execute(
+                "SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity"
+                " WHERE pid = pg_backend_pid()"
+            ).fetchone()
+            if info is not None:
+                # Before any answer runs: the host ends this backend if the sandbox dies first.
+                emit({"event": event, "pid": info[0], "started": info[1]})
             self.conn.execute("SET default_transaction_read_only = on")
-            self.conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
-            self.conn.commit()
+            self.conn.execute("SET idle_in_transaction_session_timeout = 60000")
         except psycopg.Error as exc:
             raise SqlFailure("fixture", f"could not connect to the database: {exc}") from exc
+        try:
+            # PostgreSQL 14+: a backend whose client is gone stops its query within 1 s.
+            self.conn.execute("SET client_connection_check_interval = 1000")
+        except psycopg.Error:
+            pass
 
     def lock(self) -> None:
         pass
 
+    def close(self) -> None:
+        self.conn.close()
+
     def run(self, query: str) -> tuple[list[Any], list[str]]:
         errors = self.psycopg.errors
+        left = self.deadline.left_ms()
+        if left <= 0:
+            raise SqlFailure("timeout", "no time left for the query")
         try:
-            cursor = self.conn.execute(single_statement(query))
-            rows = fetch(cursor) if cursor.description else []
-            columns = [c.name for c in cursor.description or []]
+            # Armed before the statement starts: a SET inside it cannot lift it.
+            self.conn.execute(f"SET statement_timeout = {left}")
+            self.conn.execute("BEGIN READ ONLY")
+            cursor = self.conn.cursor()
+            # prepare=True: the text goes to the server as one extended-protocol Parse,
+            # which refuses more than one statement (the simple protocol would run them all).
+            cursor.execute(query, prepare=True)
+            if cursor.description is None:
+                raise SqlFailure("semantic", NOT_A_QUERY)
+            rows = fetch(cursor)
+            columns = [c.name for c in cursor.description]
         except errors.SyntaxError as exc:
+            if "multiple commands" in str(exc):
+                raise SqlFailure(
+                    "semantic", "the answer must be exactly one SQL statement"
+                ) from exc
             raise SqlFailure("syntax", str(exc)) from exc
         except errors.ReadOnlySqlTransaction as exc:
             raise SqlFailure("semantic", f"only a read query is allowed: {exc}") from exc
@@ -328,27 +381,40 @@ class Postgres:
             raise SqlFailure("timeout", str(exc)) from exc
         except self.psycopg.Error as exc:
             code = getattr(exc, "sqlstate", "") or ""
-            raise SqlFailure("semantic" if code.startswith("42") else "runtime", str(exc)) from exc
+            # 42: unknown names, privileges; 25 and 2D: transaction control refused.
+            semantic = code.startswith(("42", "25", "2D"))
+            raise SqlFailure("semantic" if semantic else "runtime", str(exc)) from exc
         finally:
-            self.conn.rollback()
+            self.end()
         return [list(r) for r in rows], columns
+
+    def end(self) -> None:
+        """Roll back whatever the statement left open (after a COMMIT: a no-op)."""
+        try:
+            self.conn.execute("ROLLBACK")
+        except self.psycopg.Error:
+            pass
 
     def state(self) -> dict[str, Any]:
         raise SqlFailure("fixture", "allow_writes is not supported with postgresql")
 
 
-def connect(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> Any:
+def connect(
+    spec: dict[str, Any], db: dict[str, Any], writable: bool, deadline: Deadline, event: str
+) -> Any:
     engine = spec["engine"]
     if engine == "sqlite":
         return Sqlite(db, writable)
     if engine == "duckdb":
         return DuckDB(db, writable, int(spec.get("memory_mb", 512)))
-    return Postgres(db, int(spec.get("timeout_ms", 5000)))
+    return Postgres(db, deadline, event)
 
 
-def open_database(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> Any:
+def open_database(
+    spec: dict[str, Any], db: dict[str, Any], writable: bool, deadline: Deadline, event: str
+) -> Any:
     try:
-        return connect(spec, db, writable)
+        return connect(spec, db, writable, deadline, event)
     except SqlFailure:
         raise
     except Exception as exc:
@@ -356,6 +422,7 @@ def open_database(spec: dict[str, Any], db: dict[str, Any], writable: bool) -> A
 
 
 def main(argv: list[str]) -> int:
+    started = time.monotonic()
     program_dir, index = argv[0], int(argv[1])
     spec = json.loads(program_file(program_dir, "spec.json"))
     candidate = program_file(program_dir, "solution.sql").decode("utf-8", "surrogateescape")
@@ -363,18 +430,21 @@ def main(argv: list[str]) -> int:
     if db.get("path"):
         db["path"] = on_disk(db["path"].replace("{program_dir}", program_dir))
     writes = bool(spec.get("allow_writes"))
+    deadline = Deadline(int(spec.get("timeout_ms", 5000)), started)
     record: dict[str, Any] = {"event": "result"}
     stage = "fixture"
     try:
         if spec.get("gold_query"):
-            gold = open_database(spec, db, writes)
+            gold = open_database(spec, db, writes, deadline, "gold_backend")
             gold.lock()
             stage = "gold"
             rows, columns = gold.run(spec["gold_query"])
             record["gold"] = cell(gold.state() if writes else rows)
             record["gold_columns"] = columns
+            # Closed before the answer runs: its session is gone, not there to look at.
+            gold.close()
             stage = "fixture"
-        runner = open_database(spec, db, writes)
+        runner = open_database(spec, db, writes, deadline, "backend")
         runner.lock()
         stage = "candidate"
         rows, columns = runner.run(candidate)

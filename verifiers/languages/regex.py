@@ -4,10 +4,12 @@ Flavours: Python ``re`` (default), the ``regex`` module, RE2 (``google-re2``, li
 time) and JavaScript (run by Node). Every string is one test, run in the sandbox,
 so catastrophic backtracking is a ``timeout`` of that test and never hangs the
 caller. With a gold pattern one more test decides language equivalence with finite
-automata (``interegular``) and reports the shortest string the two patterns
-disagree on. Backreferences and lookarounds are outside regular languages: there
-the equivalence test falls back to agreeing with the gold pattern on every example
-string (and fails, saying so, when there is none).
+automata built in the sandbox with the flavour's own semantics (anchors, newlines,
+flags, Unicode classes and case folding as that engine matches them; see
+``_regex_harness.py``), checked against the real engine before any verdict, and
+reports the shortest string the two patterns disagree on. Backreferences, lookarounds
+and other constructs outside the model fall back to agreeing with the gold pattern on
+every example string, saying why (and fail, saying so, when there is none).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from verifiers.cases import PATTERN_KINDS, Case, table
 from verifiers.errors import SpecError
+from verifiers.languages._regex_harness import compile_pattern
 from verifiers.languages.common import forged, limit_outcome, pin_toolchain, records
 from verifiers.languages.javascript import NODE
 from verifiers.limits import Limits
@@ -83,7 +86,6 @@ class RegexLanguage:
         for module, label in (
             ("regex", "regex"),
             ("re2", "re2 (google-re2)"),
-            ("interegular", "interegular (equivalence)"),
         ):
             try:
                 __import__(module)
@@ -100,6 +102,14 @@ class RegexLanguage:
         spec = parse_tests(raw)
         if not isinstance(spec, RegexTests):
             raise SpecError("tests", f"regex runs regex tests, not {spec.kind} tests")
+        if spec.gold is not None and spec.flavor in _MODULES and spec.flavor != "re2":
+            # The spec's own pattern: a mistake of its author, said before anything runs.
+            try:
+                compile_pattern(spec.flavor, spec.gold)
+            except ImportError:
+                pass  # the flavour is not installed here: the sandbox says so
+            except Exception as err:
+                raise SpecError("tests.gold", f"does not compile as {spec.flavor}: {err}") from None
         return spec
 
     def prepare(self, code: str, spec: TestSpec) -> str:
@@ -149,11 +159,18 @@ class RegexLanguage:
         """One sandboxed run per string, and one for the equivalence test."""
         assert isinstance(spec, RegexTests)
         cases = cases_of(spec)
-        meta = {"mode": spec.mode, "flavor": spec.flavor, "cases": cases, "gold": spec.gold}
+        meta = {
+            "mode": spec.mode,
+            "flavor": spec.flavor,
+            "cases": cases,
+            "gold": spec.gold,
+            "timeout_ms": int(limits.timeout_s * 1000),
+        }
         step_limits = limits.step_limits()
+        javascript = spec.flavor == "javascript"
         tests = []
         for index in selected:
-            if spec.flavor == "javascript" and index < len(cases):
+            if javascript and index < len(cases):
                 argv: tuple[str, ...] = (
                     "{node}",
                     "{program_dir}/regex.js",
@@ -162,17 +179,12 @@ class RegexLanguage:
                 )
                 step = Step(argv=argv, limits=step_limits)
             else:
-                step = Step(
-                    argv=("{program_dir}", str(index)),
-                    limits=step_limits,
-                    kind="call",
-                    module=HARNESS,
-                )
+                # The equivalence test of the JavaScript flavour asks V8 (node) too.
+                argv = ("{program_dir}", str(index), "{node}" if javascript else "")
+                step = Step(argv=argv, limits=step_limits, kind="call", module=HARNESS)
             tests.append(ProgramTest(index=index, step=step))
         preload = [_MODULES.get(spec.flavor, "re")]
-        if spec.gold is not None:
-            preload.append("interegular")
-        uses_node = any(t.step.kind == "exec" for t in tests)
+        uses_node = javascript
         program = Program(
             files={
                 "harness.py": self._harness,

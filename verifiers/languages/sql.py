@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import math
 import os
 import re
@@ -34,6 +35,8 @@ from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import CompareOptions, SqlTests, TestSpec, parse_tests
+
+log = logging.getLogger("verifiers.languages.sql")
 
 GRAMMAR = "tree_sitter_sql"
 #: Database files up to this size are copied into the sandbox; bigger ones are mounted
@@ -99,6 +102,45 @@ def _engine_issue(query: str, engine: str) -> SyntaxIssue | None:
             return SyntaxIssue(1, 1, str(err).splitlines()[0])
         return None
     return None  # PostgreSQL: the server decides
+
+
+#: Records of a harness that ran to its end (its sessions are closed).
+_FINISHED = frozenset({"result", "sql_error", "too_many_rows"})
+#: The PostgreSQL backends a harness opened, as it reported them before any query ran.
+_BACKENDS = ("gold_backend", "backend")
+
+
+def end_backends(url: str, backends: list[dict[str, Any]]) -> int:
+    """Terminate the server backends of a harness that was killed; how many were ended.
+
+    A killed client does not stop its query on the server: without this, a query would
+    run on until its statement timeout. A backend is named by its pid and its start
+    time, so a pid reused by another session is never touched. Faults are logged,
+    never raised (the verdict is already decided).
+    """
+    wanted = [
+        (b["pid"], b["started"])
+        for b in backends
+        if isinstance(b.get("pid"), int) and isinstance(b.get("started"), str)
+    ]
+    if not wanted:
+        return 0
+    try:
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=3, autocommit=True) as conn:
+            ended = 0
+            for pid, started in wanted:
+                row = conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE pid = %s AND backend_start::text = %s",
+                    (pid, started),
+                ).fetchone()
+                ended += bool(row and row[0])
+            return ended
+    except Exception as err:  # psycopg missing, the server gone: nothing left to end
+        log.warning("could not end the PostgreSQL backends %s: %s", wanted, err)
+        return 0
 
 
 def _rows_equal(
@@ -183,6 +225,13 @@ class SqlLanguage:
             except ImportError:
                 engines.append(f"{label}: not installed (pip install verifiers-sdk[sql])")
         return "; ".join(engines)
+
+    def external_inputs(self, spec: TestSpec) -> tuple[list[str], bool]:
+        """The database files results depend on; a server's database is never cacheable."""
+        if not isinstance(spec, SqlTests):
+            return [], True
+        paths = [db.path for db in spec.databases if db.path]
+        return paths, not any(db.url for db in spec.databases)
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """A SQL spec; database paths must exist."""
@@ -299,6 +348,10 @@ class SqlLanguage:
         """Errors by kind, then the rows (or database states) against the expected ones."""
         assert isinstance(spec, SqlTests)
         by_event = records(proc.channel)
+        url = spec.databases[test.index].url
+        if url and not _FINISHED & by_event.keys():
+            # Killed before it closed its sessions: their queries may still be running.
+            end_backends(url, [by_event[e] for e in _BACKENDS if e in by_event])
         limit = limit_outcome(proc, limits, by_event)
         if limit is not None:
             return limit

@@ -10,11 +10,15 @@ Validation, deduplication, the :class:`~verifiers.ResultCache` and the order of 
 stay on the caller's side, as with any runtime.
 
 Faults of the service are never the model's: a server that cannot be reached (after
-retries), answers an error or garbage, or does not answer in time gives ``sandbox_error``
-results saying why, never an exception. Only connection faults are retried (the request
-did not arrive, or the connection broke before the answer), and a 503 (the server's queue
-is full; nothing ran), after its ``Retry-After``. Answers are never retried: a 4xx, a 504
-or a verdict is final.
+retries), answers an error or garbage, does not finish its answer in time, or answers
+more than the size cap gives ``sandbox_error`` results saying why, never an exception.
+The time is a total deadline per batch (sending, waiting, every byte of the answer,
+retries included), not a bound on each read: a server that trickles its answer a byte
+at a time is cut off at the deadline like one that says nothing. Answers are read as a
+stream and dropped at the cap, so a huge answer costs the client the cap, not its size.
+Only connection faults are retried (the request did not arrive, or the connection broke
+before the answer), and a 503 (the server's queue is full; nothing ran), after its
+``Retry-After``. Answers are never retried: a 4xx, a 504 or a verdict is final.
 
 Uses ``httpx`` (``pip install 'verifiers-sdk[service]'``), imported on first use.
 """
@@ -26,6 +30,7 @@ import contextlib
 import json
 import logging
 import os
+import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
@@ -50,11 +55,24 @@ TOKEN_ENV = "VERIFIERS_SERVICE_TOKEN"
 DEFAULT_URL = "http://127.0.0.1:8080"
 #: Longest wait a server's Retry-After may impose before one retry.
 MAX_RETRY_AFTER_S = 30.0
+#: Default cap on one answer's size (a batch of 32 results with many tests is a few MB).
+MAX_RESPONSE_BYTES = 128 * 1024 * 1024
+#: Total time and size of a ``GET /health`` answer.
+HEALTH_TIMEOUT_S = 5.0
+HEALTH_MAX_BYTES = 1024 * 1024
 _RESULTS = TypeAdapter(list[Result])
 
 
 class _Failed(Exception):
     """A batch could not be verified remotely; the message says why."""
+
+
+class _TooLarge(Exception):
+    """An answer went over the size cap (raised while it is read)."""
+
+
+def _over(limit: int) -> str:
+    return f"an answer over {limit} bytes (max_response_bytes)"
 
 
 class RemoteRuntime:
@@ -67,12 +85,14 @@ class RemoteRuntime:
     Args:
         url: Base URL of the service.
         token: Bearer token (default: ``VERIFIERS_SERVICE_TOKEN``).
-        timeout_s: Seconds to wait for the answer to one batch request.
+        timeout_s: Total seconds one batch may take, from sending it to the last byte of
+            its answer, retries and waits included.
         retries: Times a request is sent again after a connection fault or a 503.
         batch_size: Verifications per request.
         max_in_flight: Requests outstanding at once (per event loop).
         backoff_s: First wait before a retry (doubled each time).
         connect_timeout_s: Seconds to open a connection.
+        max_response_bytes: Largest answer read; a longer one is a ``sandbox_error``.
 
     Example:
         >>> remote = RemoteRuntime("http://verifier:8080", token=secret)
@@ -92,12 +112,19 @@ class RemoteRuntime:
         max_in_flight: int = 8,
         backoff_s: float = 0.5,
         connect_timeout_s: float = 10.0,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if retries < 0:
             raise ValueError(f"retries: expected an integer >= 0, got {retries!r}")
-        for field, value in (("batch_size", batch_size), ("max_in_flight", max_in_flight)):
+        for field, value in (
+            ("batch_size", batch_size),
+            ("max_in_flight", max_in_flight),
+            ("max_response_bytes", max_response_bytes),
+        ):
             if value < 1:
                 raise ValueError(f"{field}: expected a positive integer, got {value!r}")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s: expected a positive number, got {timeout_s!r}")
         self.url = (url or os.environ.get(URL_ENV) or DEFAULT_URL).rstrip("/")
         self.token = token if token is not None else (os.environ.get(TOKEN_ENV) or None)
         self.timeout_s = timeout_s
@@ -106,6 +133,7 @@ class RemoteRuntime:
         self.max_in_flight = max_in_flight
         self.backoff_s = backoff_s
         self.connect_timeout_s = connect_timeout_s
+        self.max_response_bytes = max_response_bytes
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._slots: asyncio.Semaphore | None = None
@@ -117,24 +145,47 @@ class RemoteRuntime:
     # --- the Runtime surface ---------------------------------------------------------------
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        # identity: a compressed answer could expand past the cap within one chunk.
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": "identity",
+        }
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         return headers
 
     def check(self) -> RuntimeCheck:
-        """Whether the service answers ``GET /health`` and can verify (blocking)."""
+        """Whether the service answers ``GET /health`` and can verify (blocking).
+
+        At most ``HEALTH_TIMEOUT_S`` for the whole answer (plus one read), at most
+        ``HEALTH_MAX_BYTES`` of it.
+        """
         try:
             import httpx
         except ImportError:
             return RuntimeCheck(
                 self.name, False, "needs httpx: pip install 'verifiers-sdk[service]'"
             )
+        deadline = time.monotonic() + HEALTH_TIMEOUT_S
         try:
-            response = httpx.get(f"{self.url}/health", headers=self._headers(), timeout=5.0)
+            with httpx.stream(
+                "GET", f"{self.url}/health", headers=self._headers(), timeout=HEALTH_TIMEOUT_S
+            ) as response:
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    chunks.append(chunk)
+                    if size > HEALTH_MAX_BYTES:
+                        raise _TooLarge
+                    if time.monotonic() > deadline:
+                        raise httpx.ReadTimeout("the answer took too long")
+        except _TooLarge:
+            return RuntimeCheck(self.name, False, f"{self.url}: {_over(HEALTH_MAX_BYTES)}")
         except httpx.HTTPError as err:
             return RuntimeCheck(self.name, False, f"{self.url}: {type(err).__name__}: {err}")
-        return self._verdict(response.status_code, response.text)
+        return self._verdict(response.status_code, b"".join(chunks).decode(errors="replace"))
 
     async def ahealth(self) -> RuntimeCheck:
         """:meth:`check` for async callers (uses this runtime's connection pool)."""
@@ -142,10 +193,17 @@ class RemoteRuntime:
 
         client, _ = self._connection()
         try:
-            response = await client.get(f"{self.url}/health", timeout=5.0)
+            response, body = await asyncio.wait_for(
+                self._exchange(client, "GET", f"{self.url}/health", None, HEALTH_MAX_BYTES),
+                HEALTH_TIMEOUT_S,
+            )
+        except asyncio.TimeoutError:
+            return RuntimeCheck(self.name, False, f"{self.url}: no answer in {HEALTH_TIMEOUT_S:g}s")
+        except _TooLarge:
+            return RuntimeCheck(self.name, False, f"{self.url}: {_over(HEALTH_MAX_BYTES)}")
         except httpx.HTTPError as err:
             return RuntimeCheck(self.name, False, f"{self.url}: {type(err).__name__}: {err}")
-        return self._verdict(response.status_code, response.text)
+        return self._verdict(response.status_code, body.decode(errors="replace"))
 
     def _verdict(self, status: int, text: str) -> RuntimeCheck:
         try:
@@ -231,17 +289,60 @@ class RemoteRuntime:
             "extract": options.extract,
         }
 
+    async def _exchange(
+        self,
+        client: httpx.AsyncClient,
+        method: str,
+        url: str,
+        body: bytes | None,
+        limit: int,
+    ) -> tuple[httpx.Response, bytes]:
+        """Send one request and read its answer as a stream, at most ``limit`` bytes.
+
+        Raises:
+            _TooLarge: The answer declares or sends more than ``limit`` bytes.
+            httpx.HTTPError: A transport fault.
+        """
+        async with client.stream(method, url, content=body) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise _TooLarge
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise _TooLarge  # leaving the block closes the connection
+                chunks.append(chunk)
+        return response, b"".join(chunks)
+
     async def _post(self, jobs: list[Job]) -> list[Result]:
+        """The results of ``jobs``, within one total deadline (retries and splits included)."""
+        deadline = asyncio.get_running_loop().time() + self.timeout_s
+        return await self._post_until(jobs, deadline)
+
+    async def _post_until(self, jobs: list[Job], deadline: float) -> list[Result]:
         import httpx
 
         client, _ = self._connection()
+        loop = asyncio.get_running_loop()
         url = f"{self.url}/score_batch"
+        late = f"no complete answer from {url} within {self.timeout_s:g}s"
         body = json.dumps({"items": [self._payload(job) for job in jobs]}).encode()
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
             delay = self.backoff_s * 2**attempt
+            left = deadline - loop.time()
+            if left <= 0:
+                raise _Failed(late)
             try:
-                response = await client.post(url, content=body)
+                response, content = await asyncio.wait_for(
+                    self._exchange(client, "POST", url, body, self.max_response_bytes), left
+                )
+            except asyncio.TimeoutError:
+                raise _Failed(late) from None
+            except _TooLarge:
+                raise _Failed(f"{url} sent {_over(self.max_response_bytes)}") from None
             except (
                 httpx.ConnectError,
                 httpx.ConnectTimeout,
@@ -254,24 +355,30 @@ class RemoteRuntime:
                 # verifying again is safe (a verification has no effect outside it).
                 if last:
                     raise _Failed(f"cannot reach {url}: {type(err).__name__}: {err}") from None
-                await asyncio.sleep(delay)
+                await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
                 continue
             except httpx.TimeoutException:
-                raise _Failed(f"no answer from {url} within {self.timeout_s:g}s") from None
+                raise _Failed(late) from None
             except httpx.HTTPError as err:
                 raise _Failed(f"{url}: {type(err).__name__}: {err}") from None
             status = response.status_code
             if status == 503 and not last:
-                await asyncio.sleep(_retry_after(response.headers.get("retry-after"), delay))
+                wait = _retry_after(response.headers.get("retry-after"), delay)
+                if loop.time() + wait >= deadline:
+                    raise _Failed(f"{url} stayed busy (HTTP 503) until the deadline")
+                await asyncio.sleep(wait)
                 continue
             if status == 413 and len(jobs) > 1:
-                # Over the server's body or queue size: halves may fit.
+                # Over the server's body or queue size: halves may fit (same deadline).
                 half = len(jobs) // 2
-                return await self._post(jobs[:half]) + await self._post(jobs[half:])
+                return await self._post_until(jobs[:half], deadline) + await self._post_until(
+                    jobs[half:], deadline
+                )
+            text = content.decode(errors="replace")
             if status != 200:
-                raise _Failed(f"{url} answered HTTP {status}: {_detail(response.text)}")
+                raise _Failed(f"{url} answered HTTP {status}: {_detail(text)}")
             try:
-                results = _RESULTS.validate_json(response.content)
+                results = _RESULTS.validate_json(content)
             except ValueError as err:
                 raise _Failed(f"{url} answered something that is not results: {err}") from None
             if len(results) != len(jobs):

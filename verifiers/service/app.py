@@ -14,7 +14,12 @@ Endpoints:
 Verifications run on the SDK's engine loop (as ``verifiers.score`` does), at most
 ``concurrency`` at once; the server's own loop only parses, admits and answers. Malformed
 input is a 422 naming the field, a full queue a 503 with ``Retry-After``, a body or batch
-too large a 413, a request over its time a 504. See ``docs/service.md``.
+too large a 413, a request over its time a 504. A request's time starts when it is
+received (its body's arrival and its parsing count), and its admission counts what it
+may cost (:func:`~verifiers.service.admission.request_cost`), not one place per
+request. SQL specs may name database files only under the operator's ``sql_roots`` and
+PostgreSQL servers only by the operator's ``postgres_sockets``; a path outside them and
+one that does not exist get the same 422. See ``docs/service.md``.
 """
 
 from __future__ import annotations
@@ -22,9 +27,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import os
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
+from urllib.parse import parse_qs, unquote, urlparse
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -38,10 +46,17 @@ from verifiers.errors import SpecError, UnknownNameError
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.results import Result
-from verifiers.service.admission import Admission, Saturated, Ticket, TooLarge
+from verifiers.service.admission import Admission, Saturated, Ticket, TooLarge, request_cost
 from verifiers.service.config import ServiceConfig
 from verifiers.service.metrics import ServiceMetrics
-from verifiers.service.middleware import BearerAuth, BodyLimit, RequestMetrics
+from verifiers.service.middleware import (
+    BODY,
+    BearerAuth,
+    BodyLimit,
+    RequestMetrics,
+    received_at,
+    rough_values,
+)
 from verifiers.service.sandbox_fusion import (
     LANGUAGES,
     RunCodeRequest,
@@ -51,7 +66,7 @@ from verifiers.service.sandbox_fusion import (
     to_response,
     unsupported,
 )
-from verifiers.specs import StdioCase, StdioTests
+from verifiers.specs import SqlTests, StdioCase, StdioTests, parse_tests
 
 log = logging.getLogger("verifiers.service")
 
@@ -92,6 +107,45 @@ class RequestTimeout(Exception):
     """A request was not answered within the server's time (HTTP 504)."""
 
 
+#: The same answer for a path outside the allowed roots and one that does not exist.
+NOT_ALLOWED_FILE = (
+    "not a database file this server may read (it reads files under its --sql-root "
+    "directories only; send the schema and inserts inline instead)"
+)
+NOT_ALLOWED_URL = (
+    "not a PostgreSQL server this server may use (it connects through the Unix sockets "
+    "of its --postgres-socket directories only)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Received:
+    """What the middleware learnt of a request before it was parsed."""
+
+    at: float
+    body_bytes: int = 0
+    json_values: int = 0
+
+    @classmethod
+    def of(cls, request: Request) -> Received:
+        """The receipt of ``request`` (now, for a request no middleware saw)."""
+        size, values = request.scope.get(BODY, (0, 0))
+        return cls(received_at(request.scope), size, values)
+
+
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def _url_hosts(url: str) -> list[str]:
+    """Every host a libpq URL names: its netloc's and each ``host`` parameter's."""
+    parsed = urlparse(url)
+    hosts = [unquote(h) for h in parsed.netloc.rpartition("@")[2].split(",") if h]
+    for value in parse_qs(parsed.query).get("host", []):
+        hosts += value.split(",")
+    return hosts
+
+
 class Service:
     """The state of one server process: configuration, queue, metrics and verifiers."""
 
@@ -99,7 +153,13 @@ class Service:
         self.config = config
         self.metrics = ServiceMetrics()
         self.metrics.capacity.set(config.max_queue)
-        self.admission = Admission(config.max_queue, self.metrics.queue_changed)
+        self.admission = Admission(
+            config.max_queue,
+            self.metrics.queue_changed,
+            memory_capacity=int(config.max_queue_mb * 1024 * 1024),
+        )
+        self._sql_roots = [os.path.realpath(r) for r in config.sql_roots]
+        self._sockets = [os.path.realpath(r) for r in config.postgres_sockets]
         runtime = registry.get_runtime(config.runtime)
         if isinstance(runtime, DelegatingRuntime):
             raise SpecError("runtime", f"{config.runtime!r} verifies elsewhere; serve a sandbox")
@@ -150,31 +210,119 @@ class Service:
         """A validated job (raises SpecError or UnknownNameError naming the field)."""
         verifier = self.verifier(item.language)
         options = self.options(item, base)
-        return Job(verifier, item.completion, verifier.parse_tests(item.tests), options)
+        tests = item.tests
+        if verifier.language.name == "sql":
+            # Before the language looks at the files: it would say which ones exist.
+            tests = self.allowed_databases(parse_tests(tests))
+        return Job(verifier, item.completion, verifier.parse_tests(tests), options)
+
+    def allowed_databases(self, spec: Any) -> Any:
+        """``spec`` with its database paths resolved inside the allowed roots.
+
+        Raises:
+            SpecError: A path outside ``sql_roots`` or missing (one answer for both), or a
+                PostgreSQL URL whose hosts are not all allowed socket directories.
+        """
+        if not isinstance(spec, SqlTests):
+            return spec
+        databases = []
+        for n, db in enumerate(spec.databases):
+            if db.url is not None and not self._allowed_url(db.url):
+                raise SpecError(f"tests.databases[{n}].url", NOT_ALLOWED_URL)
+            if db.path is None:
+                databases.append(db)
+                continue
+            found = self._allowed_file(db.path)
+            if found is None:
+                raise SpecError(f"tests.databases[{n}].path", NOT_ALLOWED_FILE)
+            databases.append(db.model_copy(update={"path": found}))
+        return spec.model_copy(update={"databases": databases})
+
+    def _allowed_url(self, url: str) -> bool:
+        """Whether every host of a libpq URL is an allowed socket directory."""
+        hosts = _url_hosts(url)
+        return bool(hosts) and all(
+            os.path.isabs(h) and os.path.realpath(h) in self._sockets for h in hosts
+        )
+
+    def _allowed_file(self, path: str) -> str | None:
+        """The real path of a regular file under an allowed root, or None."""
+        for root in self._sql_roots:
+            # A relative path is taken inside the root; symlinks are resolved first.
+            found = os.path.realpath(os.path.join(root, path))
+            if _inside(found, root) and os.path.isfile(found):
+                return found
+        return None
+
+    def embedded(self, items: Sequence[ScoreRequest], received: Received) -> Received:
+        """``received`` counting the JSON inside string-encoded ``tests`` too.
+
+        A spec sent as a JSON string is one value of the body, but parsing it makes as
+        many values as it holds: they count against ``max_json_values`` and the cost the
+        same way. The count is the rough upper bound (every separator inside the string,
+        encoded twice or not), so no encoding hides values from it.
+
+        Raises:
+            TooLarge: More JSON values than this server parses for one request (413).
+        """
+        limit = self.config.max_json_values
+        total = received.json_values
+        for item in items:
+            if isinstance(item.tests, str):
+                total += rough_values(item.tests.encode("utf-8", errors="replace"))
+                if total > limit:
+                    raise TooLarge(
+                        f"more than {limit} JSON values in one request (its tests "
+                        "included): split it"
+                    )
+        return dataclasses.replace(received, json_values=total)
+
+    def cost(self, jobs: Sequence[Job], received: Received) -> int:
+        """What admitting ``jobs`` costs (body, JSON values, tests to run)."""
+        tests = 0
+        for job in jobs:
+            count = len(job.spec)
+            if job.options.max_tests is not None:
+                count = min(count, job.options.max_tests)
+            tests += max(1, count)
+        return request_cost(received.body_bytes, received.json_values, tests)
 
     # --- running ----------------------------------------------------------------------------
 
     async def run(
-        self, jobs: Sequence[Job], observers: Sequence[Observer | None] | None = None
+        self,
+        jobs: Sequence[Job],
+        observers: Sequence[Observer | None] | None = None,
+        received: Received | None = None,
     ) -> list[Result]:
-        """Admit, verify on the engine loop within the request timeout, count verdicts.
+        """Admit, verify on the engine loop within the request's time, count verdicts.
+
+        Args:
+            jobs: The validated jobs.
+            observers: One observer per job, or None.
+            received: When the request arrived and what its body held (default: now,
+                nothing); its time runs from then, parsing included.
 
         Raises:
             Saturated: The queue is full (503).
-            TooLarge: More jobs than the queue holds (413).
+            TooLarge: More jobs, or more cost, than the queue holds (413).
             RequestTimeout: Not done in time (504); the verifications are cancelled.
         """
-        ticket = self.admission.admit(len(jobs))
+        received = received or Received(time.monotonic())
+        late = RequestTimeout(
+            f"not done within {self.config.request_timeout_s:g}s; send fewer items "
+            "at once or ask the operator for a longer --request-timeout"
+        )
+        left = received.at + self.config.request_timeout_s - time.monotonic()
+        if left <= 0:
+            raise late  # its body and parsing took its time
+        ticket = self.admission.admit(len(jobs), self.cost(jobs, received))
         try:
             results = await asyncio.wait_for(
-                on_engine(self._verify_all(list(jobs), ticket, observers)),
-                self.config.request_timeout_s,
+                on_engine(self._verify_all(list(jobs), ticket, observers)), left
             )
         except asyncio.TimeoutError:
-            raise RequestTimeout(
-                f"not done within {self.config.request_timeout_s:g}s; send fewer items "
-                "at once or ask the operator for a longer --request-timeout"
-            ) from None
+            raise late from None
         finally:
             ticket.close()
         for result in results:
@@ -225,7 +373,9 @@ class Service:
 
     # --- SandboxFusion ----------------------------------------------------------------------
 
-    async def run_code(self, request: RunCodeRequest) -> RunCodeResponse:
+    async def run_code(
+        self, request: RunCodeRequest, received: Received | None = None
+    ) -> RunCodeResponse:
         """One SandboxFusion run: a stdin/stdout test with one case, no code extraction."""
         why = unsupported(request)
         if why is not None:
@@ -244,7 +394,7 @@ class Service:
         def observe(index: int, outcome: Any) -> None:
             stdout.append(outcome.actual)
 
-        [result] = await self.run([Job(verifier, request.code, spec, options)], [observe])
+        [result] = await self.run([Job(verifier, request.code, spec, options)], [observe], received)
         return to_response(result, verifier.language.name, stdout[0] if stdout else None)
 
     # --- health -----------------------------------------------------------------------------
@@ -259,7 +409,13 @@ class Service:
             "runtime": {"name": check.name, "available": check.available, "detail": check.detail},
             "languages": registry.language_names(),
             "sandbox_fusion_languages": sorted(LANGUAGES),
-            "queue": {"capacity": a.capacity, "waiting": a.waiting, "running": a.running},
+            "queue": {
+                "capacity": a.capacity,
+                "waiting": a.waiting,
+                "running": a.running,
+                "cost_mb": round(a.cost / 2**20, 3),
+                "capacity_mb": round(a.memory_capacity / 2**20, 3),
+            },
             "concurrency": self.config.concurrency,
         }
 
@@ -320,14 +476,16 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         return _error(504, str(err))
 
     @app.post("/score", response_model=Result)
-    async def score(body: ScoreRequest) -> Response:
+    async def score(body: ScoreRequest, request: Request) -> Response:
         """Verify one completion; the answer is its Result."""
-        [result] = await service.run([service.job(body)])
+        received = service.embedded([body], Received.of(request))
+        [result] = await service.run([service.job(body)], received=received)
         return Response(result.model_dump_json(), media_type="application/json")
 
     @app.post("/score_batch", response_model=list[Result])
-    async def score_batch(body: BatchRequest) -> Response:
+    async def score_batch(body: BatchRequest, request: Request) -> Response:
         """Verify many completions; the answer is their Results, in order."""
+        received = service.embedded(body.items, Received.of(request))
         jobs = []
         for index, item in enumerate(body.items):
             try:
@@ -336,13 +494,13 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 raise SpecError(f"items[{index}].{err.field}", err.problem) from None
             except UnknownNameError as err:
                 raise SpecError(f"items[{index}].{err.kind}", str(err)) from None
-        results = await service.run(jobs)
+        results = await service.run(jobs, received=received)
         return Response(_RESULTS.dump_json(results), media_type="application/json")
 
     @app.post("/run_code", response_model=RunCodeResponse)
-    async def run_code(body: RunCodeRequest) -> RunCodeResponse:
+    async def run_code(body: RunCodeRequest, request: Request) -> RunCodeResponse:
         """SandboxFusion's run_code: run one program on its stdin."""
-        return await service.run_code(body)
+        return await service.run_code(body, Received.of(request))
 
     @app.get("/health")
     async def health() -> JSONResponse:
@@ -355,8 +513,15 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         """Prometheus metrics (text format)."""
         return Response(service.metrics.render(), media_type=service.metrics.content_type)
 
-    # Added innermost first: metrics see every answer, auth refuses before the body is read.
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    # Added innermost first: metrics see every answer (and start the request's clock),
+    # auth refuses before the body is read.
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=config.max_body_bytes,
+        max_values=config.max_json_values,
+        deadline_s=config.request_timeout_s,
+        check_cost=service.admission.check_cost,
+    )
     if config.token:
         app.add_middleware(BearerAuth, token=config.token)
     app.add_middleware(RequestMetrics, metrics=service.metrics)

@@ -33,6 +33,18 @@ class ServiceConfig(BaseModel):
             request that would exceed it is answered 503 with ``Retry-After``, and a batch
             larger than it 413.
         max_body_bytes: Largest request body (413 beyond).
+        max_json_values: Most JSON values (and keys) in one request body, counted from the
+            raw bytes before anything is parsed (413 beyond): with the body size, this
+            bounds what parsing a request may cost.
+        max_queue_mb: Memory the admitted requests may cost at once, as estimated from what
+            they ask (body, JSON values, tests); a request that would exceed it is answered
+            503, one that could never fit 413.
+        sql_roots: Directories whose SQLite and DuckDB files requests may name (resolved,
+            symlinks included, before the check); none by default, so requests bring their
+            databases inline (``schema`` and ``inserts``). A path outside them and a path
+            that does not exist get the same answer.
+        postgres_sockets: Unix-socket directories of PostgreSQL servers requests may name
+            in a ``url``; none by default.
         request_timeout_s: A request not answered in this time is answered 504 and its
             verifications are cancelled.
         retry_after_s: The ``Retry-After`` of a 503.
@@ -54,6 +66,10 @@ class ServiceConfig(BaseModel):
     concurrency: int = Field(default_factory=default_concurrency, ge=1)
     max_queue: int = Field(default=256, ge=1)
     max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=1024)
+    max_json_values: int = Field(default=500_000, ge=100)
+    max_queue_mb: float = Field(default=1024.0, gt=0)
+    sql_roots: tuple[str, ...] = ()
+    postgres_sockets: tuple[str, ...] = ()
     request_timeout_s: float = Field(default=300.0, gt=0)
     retry_after_s: int = Field(default=1, ge=0)
     max_limits: dict[str, float] = Field(

@@ -1,17 +1,23 @@
-"""ASGI middleware of the service: request metrics, bearer-token auth, body size limit.
+"""ASGI middleware of the service: request metrics, bearer-token auth, body limits.
 
 Plain ASGI (no framework), so that a refusal costs no parsing: a request without the
-token, or with a body over the limit, is answered before the application sees it.
+token, with a body over the size limit, with more JSON values than the server parses, or
+whose parsing alone would cost more memory than the server admits, is answered before
+the application sees it. The request's clock starts here, when it is received: reading
+its body and parsing it count against ``--request-timeout`` like the verifications do.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from verifiers.service.admission import TooLarge, request_cost
 from verifiers.service.metrics import ServiceMetrics
 
 Scope = MutableMapping[str, Any]
@@ -27,6 +33,44 @@ OPEN_PATHS = frozenset({"/health"})
 #: A refused request's body is read (and dropped) up to this size before the answer, so
 #: that the client, still sending, reads the answer instead of a reset connection.
 DRAIN_BYTES = 4 * 1024 * 1024
+#: Scope keys: when the request was received (``time.monotonic()``), and its body's size
+#: and JSON values, for the request's deadline and its admission cost.
+RECEIVED = "verifiers.received"
+BODY = "verifiers.body"
+_STRUCTURE = (b",", b":", b"[", b"{")
+# A JSON string (skipped whole: possessive, so a 3 MB string keeps no 140 MB of backtracking
+# state) or one structural character.
+_TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[,:\[{]')
+
+
+def received_at(scope: Scope) -> float:
+    """When the request was received (stamped by the outermost middleware)."""
+    return float(scope.setdefault(RECEIVED, time.monotonic()))
+
+
+def rough_values(body: bytes) -> int:
+    """An upper bound of the JSON values and keys in ``body`` (its separators, plus one)."""
+    return 1 + sum(body.count(c) for c in _STRUCTURE)
+
+
+def json_values(body: bytes, limit: int) -> int:
+    """How many JSON values and keys ``body`` holds, or any number over ``limit``.
+
+    Every value but the first follows a ``[``, ``{``, ``,`` or ``:``; counting those
+    characters is an upper bound that costs one pass in C. Only when it is over
+    ``limit`` (characters inside strings counted too) are the strings skipped and the
+    count made exact, stopping as soon as it passes ``limit``.
+    """
+    rough = rough_values(body)
+    if rough <= limit:
+        return rough
+    count = 1
+    for token in _TOKEN.finditer(body):
+        if token.end() - token.start() == 1 and body[token.start()] != 0x22:
+            count += 1
+            if count > limit:
+                break
+    return count
 
 
 async def reply(
@@ -74,6 +118,7 @@ class RequestMetrics:
         path = scope.get("path", "")
         endpoint = path if path in ENDPOINTS else "other"
         started = time.perf_counter()
+        scope[RECEIVED] = time.monotonic()
         code = 500
 
         async def sending(message: Message) -> None:
@@ -119,17 +164,33 @@ class BearerAuth:
 
 
 class BodyLimit:
-    """Answers 413 to a request body over ``max_bytes`` (declared or streamed)."""
+    """Reads the body within the request's time and bounds what parsing it may cost.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    A body over ``max_bytes`` (declared or streamed), with more than ``max_values`` JSON
+    values, or whose parse would cost more than ``check_cost`` admits is answered 413;
+    a body still arriving at ``deadline_s`` after the request was received, 504.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        max_values: int = 1_000_000,
+        deadline_s: float = 300.0,
+        check_cost: Callable[[int, str], None] | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.max_values = max_values
+        self.deadline_s = deadline_s
+        self.check_cost = check_cost
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass the request on with its body read, or answer 413."""
+        """Pass the request on with its body read, or answer 413 or 504."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        deadline = received_at(scope) + self.deadline_s
         too_large = f"request body over {self.max_bytes} bytes"
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
@@ -141,7 +202,13 @@ class BodyLimit:
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
+            except asyncio.TimeoutError:
+                await reply(
+                    send, 504, f"the request body did not arrive within {self.deadline_s:g}s"
+                )
+                return
             if message["type"] != "http.request":
                 return  # the client went away
             body = bytes(message.get("body", b""))
@@ -153,13 +220,27 @@ class BodyLimit:
             chunks.append(body)
             if not message.get("more_body"):
                 break
+        whole = b"".join(chunks)
+        values = json_values(whole, self.max_values)
+        if values > self.max_values:
+            await reply(
+                send, 413, f"more than {self.max_values} JSON values in one request: split it"
+            )
+            return
+        if self.check_cost is not None:
+            try:
+                self.check_cost(request_cost(size, values, 0), "parsing this request")
+            except TooLarge as err:
+                await reply(send, 413, str(err))
+                return
+        scope[BODY] = (size, values)
         replayed = False
 
         async def replay() -> Message:
             nonlocal replayed
             if not replayed:
                 replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+                return {"type": "http.request", "body": whole, "more_body": False}
             return await receive()
 
         await self.app(scope, replay, send)

@@ -19,15 +19,14 @@ Example::
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from verifiers.errors import SpecError
+from verifiers.rows import read_rows
 
 #: The environment variable naming the directory of the full shared sets.
 ENV = "VERIFIERS_SHARED_DATASETS"
@@ -57,9 +56,7 @@ Origin = Literal["shared", "bundled"]
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The records of a JSON-lines file, gzip-compressed when its name ends in ``.gz``."""
-    opener: Callable[..., IO[str]] = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_rows(path)
 
 
 def shared_root() -> tuple[Path | None, str]:
