@@ -44,6 +44,8 @@ ONE_TEST = {"inputs": ["1 2\n"], "outputs": ["3\n"]}
 QUICK = Limits(timeout_s=1, memory_mb=256)
 FLOOD = Limits(timeout_s=5, memory_mb=512, max_output_bytes=1 << 20)
 BOMB = Limits(timeout_s=3, memory_mb=256, max_processes=32)
+#: Filling memory is not a race: time enough for it on a busy machine.
+MEMORY = Limits(timeout_s=10, memory_mb=256)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def table(lang: str, programs: dict[str, tuple[str, Any, Status]]) -> list[Case]
     out = []
     for key, (code, tests, expected) in programs.items():
         kind, _, name = key.partition(":")
-        limits = {"output_flood": FLOOD, "fork_bomb": BOMB}.get(
+        limits = {"output_flood": FLOOD, "fork_bomb": BOMB, "memory_limit": MEMORY}.get(
             kind, QUICK if kind == "timeout" else Limits(timeout_s=2, memory_mb=256)
         )
         completion = code if kind == "no_code" else fenced(lang, code)

@@ -7,6 +7,14 @@ import math
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MIB = 1024 * 1024
+#: What a sandbox holds beyond its programs' memory and scratch space: the supervisor, the
+#: zygote and a judge (Python interpreters), in MiB (see :meth:`Limits.sandbox_memory_mb`).
+SANDBOX_OVERHEAD_MB = 192
+#: The size of a sandbox's ``/dev/shm``, in MiB.
+SHM_MB = 64
+#: Processes a sandbox holds beyond its programs' ``max_processes`` (supervisor, zygote,
+#: judges and what they start).
+SANDBOX_OVERHEAD_PIDS = 32
 
 
 class Limits(BaseModel):
@@ -71,6 +79,19 @@ class Limits(BaseModel):
             max_open_files=self.max_open_files,
             max_output_bytes=self.max_output_bytes,
         )
+
+    def sandbox_memory_mb(self, build: bool = False) -> int:
+        """The memory of all of a sandbox's processes together, its scratch files included.
+
+        ``memory_mb`` (or ``build_memory_mb`` for a sandbox that builds) for its programs,
+        the scratch space (``/tmp`` and the work directory, ``disk_mb`` each, and
+        :data:`SHM_MB` of ``/dev/shm``: files there are memory too), and
+        :data:`SANDBOX_OVERHEAD_MB` for the supervisor. Scratch files can therefore never
+        leave the supervisor without memory: when the sandbox runs out, its programs are
+        what the kernel kills, and the run is ``memory_limit``.
+        """
+        programs = max(self.memory_mb, self.build_memory_mb if build else 0)
+        return programs + 2 * self.disk_mb + SHM_MB + SANDBOX_OVERHEAD_MB
 
     def judge_limits(self) -> StepLimits:
         """Limits of a judge: trusted test code that runs beside a test, as long as it runs.

@@ -157,6 +157,8 @@ class ProcessResult:
         judge_stderr: The end of what the judge printed.
         judge_exit_code: The judge's exit status, or None (no judge, or a signal).
         judge_signal: The signal that ended the judge, or None.
+        oom_killed: The sandbox's memory (all its processes together, its scratch files
+            included) ran out during the run and the kernel killed a process.
     """
 
     exit_code: int | None
@@ -178,6 +180,7 @@ class ProcessResult:
     judge_stderr: bytes = b""
     judge_exit_code: int | None = None
     judge_signal: int | None = None
+    oom_killed: bool = False
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,12 @@ def limit_outcome(
     error = by_event.get("error") or {}
     if proc.signal == signal.SIGXFSZ or "File too large" in str(error.get("message", "")):
         return TestOutcome(Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB")
+    if proc.oom_killed:
+        return TestOutcome(
+            Status.MEMORY_LIMIT,
+            f"the sandbox ran out of memory (its processes and scratch files together may use "
+            f"{limits.memory_mb} MB and the sandbox's overhead)",
+        )
     memory_text = any(marker in proc.stderr for marker in memory_markers)
     near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
     crashed = proc.signal in _CRASH_SIGNALS or (proc.exit_code not in (0, None))

@@ -101,6 +101,9 @@ STDERR_KEEP = 64 * 1024
 CHANNEL_KEEP = 1 << 20
 #: A judge's own stderr (trusted test code printing), kept for diagnostics.
 JUDGE_STDERR_KEEP = 16 * 1024
+#: Where the sandbox's memory group can be read: the local runtime binds it there; in a
+#: container, its own group is the root of the cgroup mount.
+MEMORY_GROUPS = ("/run/verifiers/memory", "/sys/fs/cgroup/memory", "/sys/fs/cgroup")
 
 _entries: dict[str, ModuleType] = {}
 # Harness modules by (path, content hash), kept across the programs of a warm sandbox.
@@ -397,6 +400,11 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
                 pass
             _become(_ids.program, dumpable=True)
         else:
+            try:  # the supervisor is exempt from the out-of-memory killer; judges are not
+                with open("/proc/self/oom_score_adj", "w") as f:
+                    f.write("0")
+            except OSError:
+                pass
             _become(_ids.judge, dumpable=False)
         if req["kind"] == "exec":
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -429,6 +437,17 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
                 pass
     finally:
         os._exit(code & 0xFF)
+
+
+def _oom_kills() -> int:
+    """How many processes the out-of-memory killer took in this sandbox's group so far."""
+    for directory in MEMORY_GROUPS:
+        for name in ("memory.events", "memory.oom_control"):
+            for line in _proc_lines(os.path.join(directory, name)):
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and value.strip().isdigit():
+                    return int(value)
+    return 0
 
 
 def _others() -> list[int]:
@@ -629,6 +648,7 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
     # A forked child starts with its parent's resident pages; for an exec'd program a peak
     # at or below that baseline says nothing about the program.
     baseline_kb = _rss_kb() if req["kind"] == "exec" else 0
+    oom_before = _oom_kills()
     started = time.monotonic()
     parent_ends = {nonce_w, *streams}
     try:
@@ -774,6 +794,8 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         "stderr_bytes": named["stderr"].size,
         "nonce": nonce,
         "exec_error": exec_error,
+        # The sandbox's memory (all its processes, its scratch files) ran out during the run.
+        "oom_killed": _oom_kills() > oom_before,
     }
     out = [named["stdout"].data(), named["stderr"].data(), named["channel"].data()]
     if judge_pid is not None:

@@ -312,6 +312,7 @@ class AgentConnection:
             judge_stderr=out[4] if judged else b"",
             judge_exit_code=reply.get("judge_exit_code"),
             judge_signal=reply.get("judge_signal"),
+            oom_killed=bool(reply.get("oom_killed")),
         )
 
     @staticmethod
@@ -550,8 +551,13 @@ class AgentSession:
         if self._cleanup:
             force_rmtree(self._cleanup)
         hooks, self.on_close = self.on_close, []
-        for hook in hooks:
-            hook()
+        if hooks:
+            try:
+                # Off the loop: removing a cgroup waits for the kernel to let its tasks go.
+                await asyncio.to_thread(lambda: [hook() for hook in hooks])
+            except RuntimeError:  # the interpreter is exiting: no more threads
+                for hook in hooks:
+                    hook()
 
 
 def force_rmtree(path: str) -> None:

@@ -8,10 +8,16 @@ are created through the ``docker`` Python SDK with:
 
 * ``--network none``, a read-only root filesystem, size-limited tmpfs mounts for the work
   directory (``/sandbox``) and ``/tmp``;
-* ``--pids-limit``, a memory limit with swap equal to memory, a CPU quota;
-* every capability dropped, ``no-new-privileges``, Docker's default seccomp profile, and
-  a non-root user: a distinct uid per live container (``uid_base + slot``), because
-  ``RLIMIT_NPROC`` counts a uid's processes host-wide when there is no user namespace;
+* a memory limit of the program's ``memory_mb`` plus the sandbox's overhead (swap equal to
+  it: no swap), a ``--pids-limit`` of its ``max_processes`` plus the overhead's, a CPU
+  quota: what the local runtime's cgroups bound, so that ``memory_mb`` means the same on
+  both runtimes;
+* every capability dropped but the supervisor's (setuid, setgid, kill, and chown,
+  dac_override, dac_read_search, fowner to clean up), ``no-new-privileges``, Docker's
+  default seccomp profile. The agent starts as root, becomes the supervisor uid keeping
+  only those, and runs programs as the container's own uid (unique on the host while the
+  container lives, because ``RLIMIT_NPROC`` counts a uid's processes host-wide when there
+  is no user namespace) with no capability at all, and judges as the judge uid;
 * optionally ``--runtime=runsc`` (gVisor) for a kernel boundary.
 
 The program's files are read-only to it: the host writes them into a per-container
@@ -55,13 +61,14 @@ from typing import Any, TypeVar
 from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.images import BUILD_HINT, DEFAULT_IMAGE, TOOL_LABEL, VERSION_LABEL, sdk
-from verifiers.limits import Limits
+from verifiers.limits import SANDBOX_OVERHEAD_PIDS, SHM_MB, Limits
 from verifiers.program import Program, Toolchain, ToolchainSpec
 from verifiers.runtimes.base import (
     AgentConnection,
     AgentSession,
     AvailabilityCheck,
     ProbedRuntime,
+    UidPool,
     agent_source,
     join_inside,
     sandbox_environment,
@@ -76,8 +83,13 @@ AGENT_PATH = "/opt/verifiers/agent.py"
 #: Label on every container this runtime creates (for finding leftovers).
 OWNER_LABEL = "org.verifiers.owner"
 UID_BASE = 100_000
-#: Most containers alive at once (each has a slot: a uid and a program directory).
+#: Most containers alive at once (each has a slot: a program directory).
 SLOTS = 4096
+#: The agent's and the judges' uids in every container (programs get one of their own).
+SUPERVISOR_UID = 99_998
+JUDGE_UID = 99_999
+#: Capabilities a container keeps: the supervisor's (see the agent).
+SUPERVISOR_CAPS = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "KILL", "SETGID", "SETUID")
 MAX_USES = 256
 _STDOUT, _STDERR = 1, 2
 
@@ -90,13 +102,22 @@ class _Probe:
     tools: Mapping[str, str] = field(default_factory=dict)
 
 
+#: Containers are pooled by what they were made for: scratch space, memory, processes.
+PoolKey = tuple[int, int, int]
+
+
+def _key(limits: Limits) -> PoolKey:
+    return (limits.disk_mb, limits.memory_mb, limits.max_processes)
+
+
 class _Container:
     """One live container: its agent connection, its slot and what it served."""
 
-    def __init__(self, runtime: DockerRuntime, slot: int, container_id: str) -> None:
+    def __init__(self, runtime: DockerRuntime, slot: int, container_id: str, uid_lock: int) -> None:
         self.runtime = runtime
         self.slot = slot
         self.id = container_id
+        self.uid_lock = uid_lock
         self.session: AgentSession | None = None
         self.uses = 0
         self.removed = False
@@ -127,6 +148,7 @@ class _Container:
                 with contextlib.suppress(BaseException):
                     await self._demux
             self.runtime._release_slot(self.slot)
+            UidPool.give(self.uid_lock)
 
 
 class DockerRuntime(ProbedRuntime[_Probe]):
@@ -137,16 +159,19 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             ``verifiers images build``).
         pool_size: Idle containers kept started per scratch-space size, on the engine
             loop (default: 2; 0 turns the pool off: a container per program).
-        memory_mb: Memory of a container (swap equal to it: no swap), on top of the
-            per-process limits the agent applies.
+        memory_mb: Memory of a container (swap equal to it: no swap); default: the
+            program's :meth:`~verifiers.Limits.sandbox_memory_mb` (its memory, its scratch
+            space and the supervisor's overhead), as the local runtime's cgroups bound it.
         cpus: CPU quota of a container.
-        pids_limit: Most processes and threads in a container.
+        pids_limit: Most processes and threads in a container; default: the program's
+            ``max_processes`` plus :data:`~verifiers.limits.SANDBOX_OVERHEAD_PIDS`.
         docker_runtime: OCI runtime (``runsc`` for gVisor; default: the daemon's).
         base_url: Docker daemon address (default: ``DOCKER_HOST``, else the local socket).
             Bind mounts need the daemon on this machine.
         start_timeout_s: How long a container may take to start.
         max_uses: Programs one pooled container serves before it is replaced.
-        uid_base: Containers run as ``uid_base + slot`` (one uid per live container).
+        uid_base: Programs run as uids from ``uid_base`` (one per live container, unique on
+            the host: a lock file per uid).
     """
 
     name = "docker"
@@ -156,9 +181,9 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         *,
         image: str = DEFAULT_IMAGE,
         pool_size: int = 2,
-        memory_mb: int = 4096,
+        memory_mb: int | None = None,
         cpus: float = 1.0,
-        pids_limit: int = 512,
+        pids_limit: int | None = None,
         docker_runtime: str | None = None,
         base_url: str | None = None,
         start_timeout_s: float = 60.0,
@@ -177,14 +202,15 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         self.start_timeout_s = start_timeout_s
         self.max_uses = max_uses
         self.uid_base = uid_base
+        self.uids = UidPool(uid_base, SLOTS, "/run/verifiers-uids")
         self._client: Any = None
         self._availability = AvailabilityCheck(self._run_probe)
         self._lock = threading.Lock()
         self._free_slots = list(range(SLOTS))
         self._root: str | None = None
-        self._idle: dict[int, list[_Container]] = {}
-        self._starting: dict[int, int] = {}
-        self._recycling: dict[int, int] = {}
+        self._idle: dict[PoolKey, list[_Container]] = {}
+        self._starting: dict[PoolKey, int] = {}
+        self._recycling: dict[PoolKey, int] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self._shutdown_hook = False
         self._exiting = False
@@ -331,12 +357,17 @@ class DockerRuntime(ProbedRuntime[_Probe]):
 
     # --- containers ----------------------------------------------------------------------------
 
-    def _create(self, probe: _Probe, slot: int, disk_mb: int, host_paths: tuple[str, ...]) -> str:
+    def _create(
+        self, probe: _Probe, slot: int, uid: int, key: PoolKey, host_paths: tuple[str, ...]
+    ) -> str:
         """Create a container (blocking; run in a thread). Returns its id."""
         types = sdk().types
         LogConfig, Mount = types.LogConfig, types.Mount
 
-        uid = self.uid_base + slot
+        disk_mb, memory_mb, processes = key
+        sandbox = Limits(disk_mb=disk_mb, memory_mb=memory_mb).sandbox_memory_mb(build=True)
+        memory = self.memory_mb or sandbox
+        pids = self.pids_limit or processes + SANDBOX_OVERHEAD_PIDS
         program_dir = self._slot_dir(slot)
         assert self._root is not None
         mounts = [
@@ -348,8 +379,22 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         # Docker mounts tmpfs noexec unless told: compiled programs run from /sandbox.
         scratch = f"rw,exec,nosuid,nodev,size={disk_mb}m"
         options: dict[str, Any] = {
-            "command": [python, "-s", "-B", AGENT_PATH, "--workdir", WORK_DIR, "--oom-first"],
-            "user": f"{uid}:{uid}",
+            "command": [
+                python,
+                "-s",
+                "-B",
+                AGENT_PATH,
+                "--uid",
+                str(uid),
+                "--supervisor-uid",
+                str(SUPERVISOR_UID),
+                "--judge-uid",
+                str(JUDGE_UID),
+                "--workdir",
+                WORK_DIR,
+            ],
+            # Root only to become the supervisor, with the supervisor's capabilities alone.
+            "user": "0:0",
             "environment": sandbox_environment(python, WORK_DIR),
             "working_dir": WORK_DIR,
             "hostname": "sandbox",
@@ -359,13 +404,14 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 WORK_DIR: f"{scratch},mode=0755,uid={uid},gid={uid}",
                 "/tmp": f"{scratch},mode=1777",
             },
-            "shm_size": "64m",
+            "shm_size": f"{SHM_MB}m",
             "mounts": mounts,
-            "pids_limit": self.pids_limit,
-            "mem_limit": f"{self.memory_mb}m",
-            "memswap_limit": f"{self.memory_mb}m",
+            "pids_limit": pids,
+            "mem_limit": f"{memory}m",
+            "memswap_limit": f"{memory}m",
             "nano_cpus": int(self.cpus * 1e9),
             "cap_drop": ["ALL"],
+            "cap_add": list(SUPERVISOR_CAPS),
             "security_opt": ["no-new-privileges"],
             "stdin_open": True,
             "tty": False,
@@ -425,20 +471,22 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 self._leaked.append(container_id)
 
     async def _start(
-        self, probe: _Probe, disk_mb: int, host_paths: tuple[str, ...], files: Program
+        self, probe: _Probe, key: PoolKey, host_paths: tuple[str, ...], files: Program
     ) -> _Container:
         """A started container with the program's files in place and its agent ready."""
         slot = self._take_slot()
+        uid, uid_lock = -1, -1
         container: _Container | None = None
         try:
+            uid, uid_lock = self.uids.take()
             _write_files(self._slot_dir(slot), files)
             try:
-                cid = await _blocking(self._create, probe, slot, disk_mb, host_paths)
+                cid = await _blocking(self._create, probe, slot, uid, key, host_paths)
             except RuntimeUnavailableError:
                 raise
             except Exception as err:
                 raise SandboxError(f"could not create a container of {self.image}: {err}") from err
-            container = _Container(self, slot, cid)
+            container = _Container(self, slot, cid, uid_lock)
             try:
                 sock = await _blocking(self._attach_and_start, cid)
             except RuntimeUnavailableError:
@@ -454,6 +502,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 await container.remove()
             else:
                 self._release_slot(slot)
+                UidPool.give(uid_lock)
             raise
 
     async def _connect(self, probe: _Probe, container: _Container, sock: socket.socket) -> None:
@@ -493,7 +542,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
     async def _cold(
         self, program: Program, limits: Limits, values: Mapping[str, str], probe: _Probe
     ) -> AsyncIterator[AgentSession]:
-        container = await self._start(probe, limits.disk_mb, program.host_paths, program)
+        container = await self._start(probe, _key(limits), program.host_paths, program)
         try:
             assert container.session is not None
             session = container.session
@@ -510,7 +559,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
-        key = limits.disk_mb
+        key = _key(limits)
         container = await self._take(probe, key, program)
         finished = False
         try:
@@ -532,7 +581,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 await container.remove()
                 self._fill(probe, key)
 
-    async def _take(self, probe: _Probe, key: int, program: Program) -> _Container:
+    async def _take(self, probe: _Probe, key: PoolKey, program: Program) -> _Container:
         while True:
             idle = self._idle.get(key) or []
             if not idle:
@@ -552,7 +601,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         container.uses = 1
         return container
 
-    async def _recycle(self, probe: _Probe, container: _Container, key: int) -> None:
+    async def _recycle(self, probe: _Probe, container: _Container, key: PoolKey) -> None:
         try:
             await self._recycle_once(container, key)
         finally:
@@ -560,7 +609,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             # A container that did not come back is replaced.
             self._fill(probe, key)
 
-    async def _recycle_once(self, container: _Container, key: int) -> None:
+    async def _recycle_once(self, container: _Container, key: PoolKey) -> None:
         session = container.session
         assert session is not None
         try:
@@ -585,7 +634,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             return
         self._idle.setdefault(key, []).append(container)
 
-    def _fill(self, probe: _Probe, key: int) -> None:
+    def _fill(self, probe: _Probe, key: PoolKey) -> None:
         """Start containers in the background until ``pool_size`` are idle, starting or resetting.
 
         A container being reset counts: it comes back in a millisecond or two, so that one
@@ -603,7 +652,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             self._starting[key] = self._starting.get(key, 0) + 1
             self._background(self._prestart(probe, key))
 
-    async def _prestart(self, probe: _Probe, key: int) -> None:
+    async def _prestart(self, probe: _Probe, key: PoolKey) -> None:
         try:
             container = await self._start(probe, key, (), Program(files={}, tests=()))
         except (SandboxError, RuntimeUnavailableError, OSError) as err:
@@ -622,7 +671,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
-        key = (limits or Limits()).disk_mb
+        key = _key(limits or Limits())
         self._fill(probe, key)
         while self._starting.get(key, 0) > 0:
             await asyncio.sleep(0.05)

@@ -47,8 +47,9 @@ from typing import Any, Literal
 
 from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
-from verifiers.limits import MIB, Limits
+from verifiers.limits import MIB, SANDBOX_OVERHEAD_PIDS, SHM_MB, Limits
 from verifiers.program import Program, Toolchain, ToolchainSpec
+from verifiers.runtimes import cgroups as cgroups_module
 from verifiers.runtimes.base import (
     AgentConnection,
     AgentSession,
@@ -159,6 +160,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         max_idle: Most warm sandboxes kept idle (default: the number of CPUs).
         seccomp: Refuse the system calls no test program needs (new namespaces, mounts,
             keyrings, eBPF, io_uring, ptrace, ...; see :mod:`verifiers.runtimes.seccomp`).
+        cgroups: Give each sandbox a control group of its own (memory of all its processes,
+            processes, CPU weight; see :mod:`verifiers.runtimes.cgroups`) when the host
+            allows it (root, or a delegated subtree).
     """
 
     name = "local"
@@ -180,6 +184,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         warm: bool = True,
         max_idle: int | None = None,
         seccomp: bool = True,
+        cgroups: bool = True,
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
             raise ValueError(f"isolation: expected auto, bwrap or none, got {isolation!r}")
@@ -202,11 +207,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._agent = agent_source()
         self.warm = warm
         self.seccomp = seccomp
+        self.cgroups = cgroups
+        self._hierarchy: cgroups_module.Hierarchy | str | None = None
         self.max_idle = max_idle if max_idle is not None else (os.cpu_count() or 1)
-        self._idle: list[tuple[float, tuple[str, int], AgentSession]] = []
+        self._idle: list[tuple[float, _WarmKey, AgentSession]] = []
         self._trim_handle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Future[None]] = set()
-        self._resetting: dict[tuple[str, int], int] = {}
+        self._resetting: dict[_WarmKey, int] = {}
         self._waiters: list[asyncio.Future[None]] = []
         self._shutdown_hook = False
         #: Counters of the warm pool: started, reused, discarded (with reasons in the log).
@@ -258,13 +265,29 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 if mode == "root"
                 else f"one uid for every process ({self.sandbox_uid}: per-sandbox uids need root)"
             )
-            + f", Python {result}"
+            + f"; {self._cgroup_detail()}, Python {result}"
         )
         return _Probe(True, detail, mode)
+
+    def _cgroup_detail(self) -> str:
+        found = self.hierarchy()
+        if isinstance(found, str):
+            return f"no cgroup per sandbox ({found}): per-process limits only"
+        return f"a cgroup per sandbox ({found.detail})"
 
     async def _trial(self, mode: str) -> str:
         async with self._open(Program(files={}, tests=()), Limits(), mode) as session:
             return str(session.info.get("python", "?"))
+
+    def hierarchy(self) -> cgroups_module.Hierarchy | str:
+        """Where this runtime's sandboxes get their cgroups, or why they get none."""
+        if not self.cgroups:
+            return "turned off (LocalRuntime(cgroups=False))"
+        if os.geteuid() != 0:
+            return "not root: per-sandbox cgroups need root or a delegated subtree"
+        if self._hierarchy is None:
+            self._hierarchy = cgroups_module.probe()
+        return self._hierarchy
 
     def _require(self) -> _Probe:
         probe = self._ensure_probe()
@@ -318,7 +341,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 yield warm
                 finished = True
             finally:
-                await self._give_back(warm, (mode, limits.disk_mb), finished)
+                await self._give_back(warm, _warm_key(mode, limits), finished)
             return
         if mode == "none":
             session: AgentSession = await self._start_unsafe(program, limits)
@@ -334,7 +357,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
     # --- warm sandboxes ----------------------------------------------------------------------
 
     async def _take_warm(self, program: Program, limits: Limits, mode: str) -> AgentSession:
-        key = (mode, limits.disk_mb)
+        key = _warm_key(mode, limits)
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
@@ -372,13 +395,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         session.uses = 1
         return session
 
-    def _pop_idle(self, key: tuple[str, int]) -> AgentSession | None:
+    def _pop_idle(self, key: _WarmKey) -> AgentSession | None:
         for n in range(len(self._idle) - 1, -1, -1):
             if self._idle[n][1] == key:
                 return self._idle.pop(n)[2]
         return None
 
-    async def _give_back(self, session: AgentSession, key: tuple[str, int], finished: bool) -> None:
+    async def _give_back(self, session: AgentSession, key: _WarmKey, finished: bool) -> None:
         if not finished or session.conn.broken:
             await self._discard(session, "the program did not finish normally")
             return
@@ -387,7 +410,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._resetting[key] = self._resetting.get(key, 0) + 1
         self._background(self._reset(session, key))
 
-    async def _reset(self, session: AgentSession, key: tuple[str, int]) -> None:
+    async def _reset(self, session: AgentSession, key: _WarmKey) -> None:
         try:
             await self._reset_once(session, key)
         finally:
@@ -397,7 +420,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                     waiter.set_result(None)
                     break
 
-    async def _reset_once(self, session: AgentSession, key: tuple[str, int]) -> None:
+    async def _reset_once(self, session: AgentSession, key: _WarmKey) -> None:
         try:
             reply, _ = await session.conn.request({"op": "reset"}, timeout=10)
         except SandboxError as err:
@@ -455,6 +478,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             self._trim_handle.cancel()
             self._trim_handle = None
         await asyncio.gather(*(s.close() for _, _, s in idle), return_exceptions=True)
+        cgroups_module.tidy()
 
     def _interpreter_paths(self) -> list[str]:
         if self._python_paths is None:
@@ -468,6 +492,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         mode: str,
         data_fds: list[tuple[int, str]],
         program_uid: int,
+        memory_view: str | None = None,
     ) -> list[str]:
         path = self._bwrap_path()
         assert path is not None
@@ -488,7 +513,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         disk = str(limits.disk_mb * MIB)
         args += ["--proc", "/proc", "--dev", "/dev", "--mqueue", "/dev/mqueue"]
         args += ["--perms", "1777", "--size", disk, "--tmpfs", "/tmp"]
-        args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
+        args += ["--perms", "1777", "--size", str(SHM_MB * MIB), "--tmpfs", "/dev/shm"]
         args += ["--perms", "0755", "--size", disk, "--tmpfs", WORK_DIR]
         args += ["--ro-bind", "/usr", "/usr"]
         for link in _ROOT_LINKS:
@@ -500,6 +525,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         # Directories bubblewrap creates on the way to a mount point would be
         # private to root: create them world-traversable first.
         targets = [*ro, *_ETC_FILES, *(dest for _, dest in data_fds)]
+        if memory_view:
+            targets.append(cgroups_module.MEMORY_VIEW)
         parents = {os.path.dirname(p) for p in targets}
         for parent in sorted(_ancestors(parents) - {"/tmp", "/dev", "/proc", WORK_DIR}):
             args += ["--perms", "0755", "--dir", parent]
@@ -509,6 +536,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             args += ["--ro-bind", host_path, host_path]
         for fd, dest in data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
+        if memory_view:
+            # The agent reads its group's out-of-memory kills there (read-only).
+            args += ["--ro-bind", memory_view, cgroups_module.MEMORY_VIEW]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
         for key, value in sandbox_environment(self.python, WORK_DIR).items():
             args += ["--setenv", key, value]
@@ -547,16 +577,41 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         else:
             program_uid, slot = self.sandbox_uid, -1
             ids = {"sandbox": self.sandbox_uid}
+        group = self._group(program, limits) if mode == "root" else None
         try:
-            session = await self._start_with(program, limits, mode, program_uid, ids)
+            session = await self._start_with(program, limits, mode, program_uid, ids, group)
         except BaseException:
             UidPool.give(slot)
+            if group is not None:
+                await asyncio.to_thread(group.remove)
             raise
         session.on_close.append(lambda: UidPool.give(slot))
+        if group is not None:
+            session.on_close.append(group.remove)
         return session
 
+    def _group(self, program: Program, limits: Limits) -> cgroups_module.SandboxGroup | None:
+        """A cgroup for a new sandbox (None when the host allows none)."""
+        found = self.hierarchy()
+        if isinstance(found, str):
+            return None
+        try:
+            return cgroups_module.SandboxGroup(
+                found,
+                limits.sandbox_memory_mb(build=program.build is not None) * MIB,
+                limits.max_processes + SANDBOX_OVERHEAD_PIDS,
+            )
+        except OSError as err:
+            raise SandboxError(f"could not create the sandbox's cgroup: {err}") from err
+
     async def _start_with(
-        self, program: Program, limits: Limits, mode: str, program_uid: int, ids: dict[str, int]
+        self,
+        program: Program,
+        limits: Limits,
+        mode: str,
+        program_uid: int,
+        ids: dict[str, int],
+        group: cgroups_module.SandboxGroup | None,
     ) -> AgentSession:
         fds: list[int] = []
         try:
@@ -565,7 +620,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 fd = _memfd(content)
                 fds.append(fd)
                 data_fds.append((fd, dest))
-            args = self._bwrap_args(program, limits, mode, data_fds, program_uid)
+            view = str(group.memory_dir) if group is not None else None
+            args = self._bwrap_args(program, limits, mode, data_fds, program_uid, view)
             if self.seccomp:
                 filter_program = seccomp_program()
                 if filter_program is not None:
@@ -609,6 +665,14 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             with contextlib.suppress(OSError):
                 conn.sandbox_pidfd = os.pidfd_open(pid)
             if mode == "root":
+                if group is not None:
+                    # Before the sandbox runs anything: all of it is in the group.
+                    try:
+                        group.add(pid)
+                    except OSError as err:
+                        raise SandboxError(
+                            f"could not put the sandbox in its cgroup: {err}"
+                        ) from err
                 self._map_user_namespace(pid, sorted(set(ids.values())))
                 os.write(block_w, b"1")
         except SandboxError:
@@ -687,6 +751,15 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 
     def _placeholders(self, program_dir: str, work_dir: str) -> dict[str, str]:
         return {"{program_dir}": program_dir, "{work_dir}": work_dir, "{python}": self.python}
+
+
+#: Warm sandboxes serve programs with the same scratch space, memory and processes (their
+#: cgroup was made for those).
+_WarmKey = tuple[str, int, int, int]
+
+
+def _warm_key(mode: str, limits: Limits) -> _WarmKey:
+    return (mode, limits.disk_mb, limits.memory_mb, limits.max_processes)
 
 
 def _warm_eligible(program: Program) -> bool:
