@@ -13,6 +13,7 @@ from verifiers._async import on_engine, run_shutdown_hooks, run_sync
 from verifiers.engine import Job, Progress, item_fields, require, run_jobs
 from verifiers.errors import SpecError
 from verifiers.executors import ExecutorArg, resolve_executor
+from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Mode
 from verifiers.languages.base import CodeVerifier, Options
 from verifiers.limits import Limits
 from verifiers.protocols import Runtime
@@ -59,11 +60,23 @@ def _options(
     compare: CompareArg,
     max_tests: int | None,
     select: Literal["last", "first"] = "last",
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Options:
     if max_tests is not None and (not isinstance(max_tests, int) or max_tests < 1):
         raise SpecError("max_tests", f"expected a positive integer, got {max_tests!r}")
     if select not in ("last", "first"):
         raise SpecError("select", f"expected 'last' or 'first', got {select!r}")
+    if extraction not in MODES:
+        raise SpecError("extraction", f"expected one of {', '.join(MODES)}, got {extraction!r}")
+    if (
+        isinstance(max_completion_chars, bool)
+        or not isinstance(max_completion_chars, int)
+        or max_completion_chars < 1
+    ):
+        raise SpecError(
+            "max_completion_chars", f"expected a positive integer, got {max_completion_chars!r}"
+        )
     from verifiers.scoring import resolve_policy
 
     resolve_policy(policy)
@@ -73,6 +86,8 @@ def _options(
         compare=_model(CompareOptions, compare, "compare"),
         max_tests=max_tests,
         select=select,
+        extraction=extraction,
+        max_completion_chars=max_completion_chars,
     )
 
 
@@ -84,6 +99,8 @@ def get_verifier(
     limits: LimitsArg = None,
     compare: CompareArg = None,
     max_tests: int | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> CodeVerifier:
     """A verifier for one language on one runtime (satisfies :class:`~verifiers.Verifier`).
 
@@ -94,6 +111,8 @@ def get_verifier(
         limits: Default resource limits.
         compare: Default output comparison options.
         max_tests: Default cap on the number of tests run.
+        extraction: Default extraction mode (see :func:`score`).
+        max_completion_chars: Default size cap of completions (see :func:`score`).
 
     Raises:
         UnknownNameError: The language or runtime is not registered.
@@ -101,7 +120,7 @@ def get_verifier(
     return CodeVerifier(
         registry.get_language(language),
         resolve_runtime(runtime),
-        _options(policy, limits, compare, max_tests),
+        _options(policy, limits, compare, max_tests, "last", extraction, max_completion_chars),
     )
 
 
@@ -117,10 +136,12 @@ async def ascore(
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
     cache: ResultCache | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Result:
     """Verify one completion against tests (async). See :func:`score`."""
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
-    options = _options(policy, limits, compare, max_tests, select)
+    options = _options(policy, limits, compare, max_tests, select, extraction, max_completion_chars)
     spec = verifier.parse_tests(tests)
     if not isinstance(completion, str):
         raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
@@ -141,6 +162,8 @@ def score(
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
     cache: ResultCache | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Result:
     """Verify one completion against tests.
 
@@ -157,6 +180,12 @@ def score(
         max_tests: Run at most this many tests, chosen deterministically.
         select: Which fenced block to use when there are several (``last``/``first``).
         cache: A :class:`~verifiers.ResultCache` to answer from, and to fill.
+        extraction: How code is found when there is no usable fenced block: ``auto``
+            (the default: code inside prose, the prose dropped), ``from_def`` (from the
+            first definition to the end) or ``whole`` (the whole response). See
+            ``docs/extraction.md``.
+        max_completion_chars: Longer completions are ``no_code`` at once (default
+            1,000,000).
 
     Returns:
         The typed :class:`~verifiers.Result`. Failures of the code are statuses.
@@ -178,6 +207,8 @@ def score(
             max_tests=max_tests,
             select=select,
             cache=cache,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
         )
     )
 

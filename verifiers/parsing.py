@@ -52,6 +52,12 @@ def grammar(module_name: str) -> tree_sitter.Language:
     return tree_sitter.Language(module.language())
 
 
+#: Largest code (characters) a tree-sitter grammar checks in this process. On token soup
+#: tree-sitter's error recovery costs up to about 15 microseconds a character, so a
+#: megabyte would hold a training step for seconds; bigger code is left to the
+#: language's compiler in the sandbox (a ``compile_error`` rather than a ``syntax_error``).
+TREE_SITTER_LIMIT = 128 * 1024
+
 _local = threading.local()
 
 

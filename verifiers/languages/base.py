@@ -21,7 +21,7 @@ from typing import Any, Literal
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
-from verifiers.extraction import Extraction, extract_code
+from verifiers.extraction import MAX_COMPLETION_CHARS, Extraction, Mode, extract_for
 from verifiers.languages.common import content_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
@@ -56,6 +56,9 @@ class Options:
         extract: Pull the code out of the completion (the default). False when the
             completion is the code itself, as a code-execution service receives it: a
             fence or a ``<think>`` inside a string of the program must stay as it is.
+        extraction: How code is found without a usable fenced block: ``auto`` (code
+            inside prose), ``from_def`` or ``whole`` (see ``docs/extraction.md``).
+        max_completion_chars: Longer completions are ``no_code`` without being read.
     """
 
     policy: str | Policy | None = None
@@ -64,6 +67,8 @@ class Options:
     max_tests: int | None = None
     select: Literal["last", "first"] = "last"
     extract: bool = True
+    extraction: Mode = "auto"
+    max_completion_chars: int = MAX_COMPLETION_CHARS
 
 
 def spec_key(spec: TestSpec) -> str:
@@ -191,6 +196,8 @@ class CodeVerifier:
             merged["compare"],
             merged["max_tests"],
             merged["select"],
+            merged["extraction"],
+            merged["max_completion_chars"],
         )
         return dataclasses.replace(checked, extract=bool(merged["extract"]))
 
@@ -272,7 +279,14 @@ class CodeVerifier:
 
         try:
             found = (
-                extract_code(completion, lang.aliases, lang.parses, opts.select)
+                extract_for(
+                    lang,
+                    completion,
+                    opts.select,
+                    opts.extraction,
+                    opts.max_completion_chars,
+                    check=lambda text: lang.check_syntax(text, spec),
+                )
                 if opts.extract
                 else Extraction(code=completion, format_ok=False, source="whole_text")
             )

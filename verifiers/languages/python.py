@@ -16,6 +16,7 @@ import json
 import platform
 import re
 import sys
+import textwrap
 import tokenize
 import warnings
 from importlib import resources
@@ -280,15 +281,20 @@ class PythonLanguage:
         return spec
 
     def prepare(self, code: str, spec: TestSpec) -> str:
-        """Put the spec's prompt before code that lacks the entry point (a bare function body)."""
+        """Put the spec's prompt before code that lacks the entry point (a bare function body).
+
+        Other code indented as a whole (a markdown code block indented in prose) is
+        dedented: at the top of a module, its first line could only be an error.
+        """
+        dedented = textwrap.dedent(code) if code[:1] in (" ", "\t") else code
         if (
             isinstance(spec, AssertScriptTests)
             and spec.prompt
             and spec.entry_point
-            and not _defines(code, spec.entry_point)
+            and not _defines(dedented, spec.entry_point)
         ):
             return spec.prompt + code
-        return code
+        return dedented
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
         """CPython's parser; tree-sitter (comments blanked) for code too large to parse here.

@@ -60,6 +60,8 @@ class RegexLanguage:
 
     name = "regex"
     aliases = ("regex", "regexp", "re", "re2", "regular-expression")
+    #: Prose is a valid pattern: an unfenced answer is the whole text or nothing.
+    code_regions = "none"
 
     def __init__(self, node: str | None = None) -> None:
         self._node = node
