@@ -49,7 +49,13 @@ MODES: tuple[str, ...] = ("auto", "from_def", "whole")
 #: Completions longer than this many characters are ``no_code`` without being read.
 MAX_COMPLETION_CHARS = 1_000_000
 #: The most text (characters, in total) the search for code in prose hands to parsers.
-SEARCH_BUDGET_CHARS = 256 * 1024
+#: tree-sitter's error recovery costs up to about 15 microseconds a character on text that
+#: is not code, so this bounds the search to about a second on a loaded core.
+SEARCH_BUDGET_CHARS = 64 * 1024
+#: The whole span from the first region to the last (prose between included) is tried
+#: first only when at most this many regions make it: prose-like lines inside a string
+#: are few, and a long alternation of prose and code must not reach the parser whole.
+SPAN_REGIONS = 4
 #: The most parser calls the search for code in prose makes.
 SEARCH_CALLS = 32
 #: Untagged fenced blocks tried with the parser, nearest the selected end first.
@@ -59,7 +65,7 @@ Check = Callable[[str], SyntaxIssue | None]
 
 _THINK_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 # A line that may open or close a fence; the exact CommonMark rules are applied per line.
-_FENCE_LINE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^[^\S\n]*(?:`{3,}|~{3,})", re.MULTILINE)
 _FENCE_OPEN = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
 
 
@@ -154,7 +160,7 @@ def find_blocks(text: str) -> list[Block]:
             candidate = fences[n]
             candidate_end = _line_end(text, candidate)
             n += 1
-            if candidate >= body_start and _closes(text[candidate:candidate_end], fence):
+            if _closes(text[candidate:candidate_end], fence):
                 closed = True
                 body_end = candidate
                 end = min(candidate_end + 1, len(text))
@@ -166,13 +172,8 @@ def find_blocks(text: str) -> list[Block]:
                 line[min(indent, len(line) - len(line.lstrip(" "))) :] for line in body.split("\n")
             )
         code = body.rstrip("\n")
-        if closed and body.endswith("\n"):
-            code = body[:-1].rstrip("\n")
-        blocks.append(
-            Block(
-                lang=lang, code=code + "\n" if code else code, closed=closed, start=start, end=end
-            )
-        )
+        code = code + "\n" if code else code
+        blocks.append(Block(lang=lang, code=code, closed=closed, start=start, end=end))
     return blocks
 
 
@@ -397,6 +398,7 @@ _CALL_INSIDE = re.compile(r"[\w$]\(")
 _COMMENT = re.compile(r"(?://|/\*|\*/|#\[|#!|#[a-z]|--\s|@\w)")
 _MARKDOWN = re.compile(r"(?:#{1,6}\s|[-*+]\s+\S|\d{1,3}[.)]\s+\S|\*\*|__|>\s|---|===|\|)")
 _CODE_END = frozenset(";{}[](,")
+_QUOTES = ('"""', "'''", "```")
 _OPERATORS = frozenset("=()[]{}:;<>+-*/%,.&|^!")
 _PUNCTUATION = (
     "\"'`()[]{}<>*_,.;:!?\u2018\u2019\u201c\u201d\uff1a\uff0c\u3002\uff01\uff1f\u3001\uff08\uff09"
@@ -413,7 +415,7 @@ def _looks_like_statement(
     stripped: str, first: str, symbols: bool, wordy: bool, ends_sentence: bool
 ) -> bool:
     """Whether a (non-blank) line reads as a statement of some language."""
-    if _COMMENT.match(stripped) and not _MARKDOWN.match(stripped):
+    if (_COMMENT.match(stripped) and not _MARKDOWN.match(stripped)) or stripped[:3] in _QUOTES:
         return True
     if ends_sentence:
         return False
@@ -509,14 +511,14 @@ class _Search:
             b -= 1
         return a, b
 
-    def regions(self) -> list[Range]:
-        """The runs of lines between prose lines that hold at least one code line."""
+    def runs(self) -> list[Range]:
+        """The runs of lines between prose lines (blank lines at their ends dropped)."""
         found = []
         a = 0
         for i, kind in enumerate([*self.kinds, _PROSE]):
             if kind == _PROSE:
                 span = self.trim(a, i)
-                if self.code_lines(span):
+                if span[0] < span[1]:
                     found.append(span)
                 a = i + 1
         return found
@@ -539,18 +541,21 @@ class _Search:
 def _search(text: str, check: Check, join: bool, select: str, whole: bool) -> Extraction | None:
     """Code inside prose (see the module docstring, step 4)."""
     search = _Search(text, check)
-    regions = search.regions()
+    runs = search.runs()
+    # Candidate regions: the runs that hold a line of code.
+    regions = [r for r in runs if search.code_lines(r)]
     if not regions:
         return None
     content = search.content() if whole else None
     known: dict[Range, SyntaxIssue] = {}
-    if len(regions) == 1 or join:
-        # The whole span first: lines that look like prose may be inside a string.
-        span = (regions[0][0], regions[-1][1])
+    span = (runs[0][0], runs[-1][1])
+    if len(runs) == 1 or (join and len(runs) <= SPAN_REGIONS):
+        # Everything between the first run and the last first: lines that look like
+        # prose may be inside a string, and undecided runs may be part of the code.
         issue = search.first_error(search.text(span))
         if issue is None:
             return _region(search, [span], content)
-        if issue and len(regions) == 1:
+        if issue and [span] == regions:
             known[span] = issue
     parsing: list[Range] = []
     # Regions with an error on a code line, regions split at an undecided line, and

@@ -53,10 +53,11 @@ def grammar(module_name: str) -> tree_sitter.Language:
 
 
 #: Largest code (characters) a tree-sitter grammar checks in this process. On token soup
-#: tree-sitter's error recovery costs up to about 15 microseconds a character, so a
-#: megabyte would hold a training step for seconds; bigger code is left to the
-#: language's compiler in the sandbox (a ``compile_error`` rather than a ``syntax_error``).
-TREE_SITTER_LIMIT = 128 * 1024
+#: tree-sitter's error recovery costs up to about 15 microseconds a character (about a
+#: second here on a loaded core), so a megabyte would hold a training step for many
+#: seconds; bigger code is left to the language's compiler in the sandbox (a
+#: ``compile_error`` rather than a ``syntax_error``). Real solutions are far smaller.
+TREE_SITTER_LIMIT = 64 * 1024
 
 _local = threading.local()
 
@@ -82,7 +83,16 @@ def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:
 
 
 def tree_sitter_check(module_name: str, code: str) -> SyntaxIssue | None:
-    """Parse ``code`` with the grammar in ``module_name``; the first error, or None."""
+    """Parse ``code`` with the grammar in ``module_name``; the first error, or None.
+
+    The last few answers are kept: extraction checks the code it picks, and the pipeline
+    checks the same text again right after.
+    """
+    return _cached_check(module_name, code)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_check(module_name: str, code: str) -> SyntaxIssue | None:
     data = code.encode("utf-8", errors="surrogatepass")
     tree = _parser(module_name).parse(data)
     root = tree.root_node
