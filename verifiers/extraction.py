@@ -252,7 +252,7 @@ def extract_code(
     elif check is None:
         found = _whole_if_code(rest, parses)
     else:
-        found = _search(rest, check, join, select, whole=not blocks)
+        found = _search(rest, check, parses, join, select, whole=not blocks)
     if found is not None:
         return found
     if blocks:
@@ -382,7 +382,8 @@ _KEYWORDS = frozenset(
 # than the line once: classifying a line is linear in its length.
 _SQL_START = re.compile(
     r"(?:SEL|WITH|INS|UPD|DEL|CREATE|DROP|ALTER|PRAGMA|EXPLAIN|VALUES|REPLACE|FROM|WHERE"
-    r"|GROUP|ORDER|HAVING|LIMIT|JOIN|LEFT|INNER|UNION)[A-Z]*(?!\w)"
+    r"|GROUP|ORDER|HAVING|LIMIT|JOIN|LEFT|INNER|UNION|ATTACH|DETACH|BEGIN|COMMIT|ROLLBACK"
+    r"|VACUUM|ANALYZE|SHOW|DESCRIBE|TRUNCATE)[A-Z]*(?!\w)"
 )
 _SQL_LOWER = re.compile(r"(?:select|with)\s.*\bfrom\b", re.IGNORECASE)
 _IMPORT = re.compile(
@@ -538,14 +539,23 @@ class _Search:
         return self.code_lines(span), span[1] - span[0]
 
 
-def _search(text: str, check: Check, join: bool, select: str, whole: bool) -> Extraction | None:
+def _search(
+    text: str,
+    check: Check,
+    parses: Callable[[str], bool],
+    join: bool,
+    select: str,
+    whole: bool,
+) -> Extraction | None:
     """Code inside prose (see the module docstring, step 4)."""
     search = _Search(text, check)
     runs = search.runs()
     # Candidate regions: the runs that hold a line of code.
     regions = [r for r in runs if search.code_lines(r)]
     if not regions:
-        return None
+        # No line reads as code, and none as prose: a statement no rule knows
+        # (``ATTACH DATABASE ...``) is the answer if it parses, as bare code always was.
+        return None if _PROSE in search.kinds else _whole_if_code(text, parses)
     content = search.content() if whole else None
     known: dict[Range, SyntaxIssue] = {}
     span = (runs[0][0], runs[-1][1])
