@@ -49,15 +49,15 @@ MODES: tuple[str, ...] = ("auto", "from_def", "whole")
 #: Completions longer than this many characters are ``no_code`` without being read.
 MAX_COMPLETION_CHARS = 1_000_000
 #: The most text (characters, in total) the search for code in prose hands to parsers.
-#: tree-sitter's error recovery costs up to about 15 microseconds a character on text that
-#: is not code, so this bounds the search to about a second on a loaded core.
+#: tree-sitter's error recovery costs up to about 5 microseconds of CPU a character on text
+#: that is not code, so this bounds the search to about 0.3 s of CPU whatever the input.
 SEARCH_BUDGET_CHARS = 64 * 1024
-#: The whole span from the first region to the last (prose between included) is tried
-#: first only when at most this many regions make it: prose-like lines inside a string
-#: are few, and a long alternation of prose and code must not reach the parser whole.
-SPAN_REGIONS = 4
 #: The most parser calls the search for code in prose makes.
 SEARCH_CALLS = 32
+#: The whole span from the first region to the last (prose between included) is tried
+#: first only when at most this many runs of lines make it: prose-like lines inside a
+#: string are few, and a long alternation of prose and code must not reach a parser whole.
+SPAN_REGIONS = 4
 #: Untagged fenced blocks tried with the parser, nearest the selected end first.
 BLOCKS_TRIED = 16
 
@@ -246,7 +246,7 @@ def extract_code(
     # No usable block: the text around the blocks (if any) is searched.
     rest = _outside(text, blocks) if blocks else text
     if mode == "whole":
-        found = Extraction(rest, False, "whole_text") if rest.strip() else None
+        found = Extraction(text, False, "whole_text") if text.strip() else None
     elif mode == "from_def":
         found = _from_definition(rest)
     elif check is None:
@@ -338,6 +338,10 @@ def _outside(text: str, blocks: list[Block]) -> str:
     return "".join(parts)
 
 
+def _never(text: str) -> bool:
+    return False
+
+
 def _whole_if_code(text: str, parses: Callable[[str], bool]) -> Extraction | None:
     if text.strip() and (parses(text) or looks_like_code(text)):
         return Extraction(text, False, "whole_text")
@@ -399,7 +403,7 @@ _CALL_INSIDE = re.compile(r"[\w$]\(")
 _COMMENT = re.compile(r"(?://|/\*|\*/|#\[|#!|#[a-z]|--\s|@\w)")
 _MARKDOWN = re.compile(r"(?:#{1,6}\s|[-*+]\s+\S|\d{1,3}[.)]\s+\S|\*\*|__|>\s|---|===|\|)")
 _CODE_END = frozenset(";{}[](,")
-_QUOTES = ('"""', "'''", "```")
+_QUOTES = ('"""', "'''")
 _OPERATORS = frozenset("=()[]{}:;<>+-*/%,.&|^!")
 _PUNCTUATION = (
     "\"'`()[]{}<>*_,.;:!?\u2018\u2019\u201c\u201d\uff1a\uff0c\u3002\uff01\uff1f\u3001\uff08\uff09"
@@ -554,8 +558,11 @@ def _search(
     regions = [r for r in runs if search.code_lines(r)]
     if not regions:
         # No line reads as code, and none as prose: a statement no rule knows
-        # (``ATTACH DATABASE ...``) is the answer if it parses, as bare code always was.
-        return None if _PROSE in search.kinds else _whole_if_code(text, parses)
+        # (``ATTACH DATABASE ...``) is the answer if it parses, as bare code always was
+        # (parsed only within the search's budget).
+        if _PROSE in search.kinds:
+            return None
+        return _whole_if_code(text, parses if len(text) <= SEARCH_BUDGET_CHARS else _never)
     content = search.content() if whole else None
     known: dict[Range, SyntaxIssue] = {}
     span = (runs[0][0], runs[-1][1])

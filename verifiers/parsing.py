@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import importlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import tree_sitter
 
@@ -53,13 +54,31 @@ def grammar(module_name: str) -> tree_sitter.Language:
 
 
 #: Largest code (characters) a tree-sitter grammar checks in this process. On token soup
-#: tree-sitter's error recovery costs up to about 15 microseconds a character (about a
-#: second here on a loaded core), so a megabyte would hold a training step for many
-#: seconds; bigger code is left to the language's compiler in the sandbox (a
-#: ``compile_error`` rather than a ``syntax_error``). Real solutions are far smaller.
+#: tree-sitter's error recovery costs up to about 5 microseconds of CPU a character (0.3 s
+#: for this limit; 5 s for a megabyte, more on a loaded core), so bigger code is left to
+#: the language's compiler in the sandbox (a ``compile_error`` rather than a
+#: ``syntax_error``). Real solutions are far smaller.
 TREE_SITTER_LIMIT = 64 * 1024
 
 _local = threading.local()
+_check_caches: list[Any] = []
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cached_check(check: F) -> F:
+    """A syntax check that keeps its last few answers.
+
+    Extraction checks the code it picks, and the pipeline checks the same text right after.
+    """
+    cached = functools.lru_cache(maxsize=8)(check)
+    _check_caches.append(cached)
+    return cast(F, cached)
+
+
+def forget_checks() -> None:
+    """Empty the caches of :func:`cached_check` (for measurements of the checks' cost)."""
+    for cache in _check_caches:
+        cache.cache_clear()
 
 
 def _parser(module_name: str) -> tree_sitter.Parser:
@@ -82,17 +101,9 @@ def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
+@cached_check
 def tree_sitter_check(module_name: str, code: str) -> SyntaxIssue | None:
-    """Parse ``code`` with the grammar in ``module_name``; the first error, or None.
-
-    The last few answers are kept: extraction checks the code it picks, and the pipeline
-    checks the same text again right after.
-    """
-    return _cached_check(module_name, code)
-
-
-@functools.lru_cache(maxsize=8)
-def _cached_check(module_name: str, code: str) -> SyntaxIssue | None:
+    """Parse ``code`` with the grammar in ``module_name``; the first error, or None."""
     data = code.encode("utf-8", errors="surrogatepass")
     tree = _parser(module_name).parse(data)
     root = tree.root_node

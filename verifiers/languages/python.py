@@ -31,7 +31,7 @@ from verifiers.languages.common import (
     records,
 )
 from verifiers.limits import Limits
-from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.parsing import SyntaxIssue, cached_check, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -184,7 +184,7 @@ def _quiet_parse(code: str, mode: str = "exec") -> ast.AST:
         return ast.parse(code, mode=mode)
 
 
-@functools.lru_cache(maxsize=8)  # extraction checks the code it picks; verify checks it again
+@cached_check
 def _cpython_issue(code: str) -> SyntaxIssue | None:
     try:
         _quiet_parse(code)

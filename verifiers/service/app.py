@@ -36,6 +36,7 @@ from verifiers._async import on_engine, run_shutdown_hooks
 from verifiers.api import _options
 from verifiers.engine import Job, infra_result
 from verifiers.errors import SpecError, UnknownNameError
+from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
 from verifiers.languages.base import CodeVerifier, Observer, Options
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
@@ -74,6 +75,8 @@ class ScoreRequest(BaseModel):
     max_tests: int | None = None
     select: Literal["last", "first"] | None = None
     extract: bool | None = None
+    extraction: Mode | None = None
+    max_completion_chars: int | None = None
 
 
 class BatchRequest(BaseModel):
@@ -88,6 +91,8 @@ class BatchRequest(BaseModel):
     max_tests: int | None = None
     select: Literal["last", "first"] | None = None
     extract: bool | None = None
+    extraction: Mode | None = None
+    max_completion_chars: int | None = None
 
 
 class RequestTimeout(Exception):
@@ -135,12 +140,15 @@ class Service:
             value = getattr(item, name)
             return value if value is not None or base is None else getattr(base, name)
 
+        cap = pick("max_completion_chars")
         options = _options(
             pick("policy"),
             pick("limits"),
             pick("compare"),
             pick("max_tests"),
             pick("select") or "last",
+            pick("extraction") or "auto",
+            MAX_COMPLETION_CHARS if cap is None else cap,
         )
         self.check_limits(options.limits)
         if pick("extract") is False:
