@@ -1,7 +1,8 @@
 """JavaScript, Go and Rust on HumanEval-X: compile and run times, the build cache on a GRPO batch.
 
-For each language, a GRPO-like batch is built from the first N problems of
-``../shared/datasets/humaneval_x``: 8 samples per problem, of which 4 are the same
+For each language, a GRPO-like batch is built from the first N problems of HumanEval-X
+(the shared copy when present, else the bundled sample: ``verifiers.testing.datasets``,
+which the run names): 8 samples per problem, of which 4 are the same
 canonical solution, 2 the canonical solution with different formatting (a
 distinct program), and 2 broken. Three runs, all in this process:
 
@@ -17,12 +18,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
-import json
 import os
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -32,14 +30,10 @@ import verifiers
 from verifiers import registry
 from verifiers.api import resolve_runtime
 from verifiers.build_cache import BuildCache
-from verifiers.engine import Job, run_jobs
-from verifiers.languages.base import CodeVerifier, Options
+from verifiers.core import CodeVerifier, Job, Options
+from verifiers.engine import run_jobs
+from verifiers.testing import datasets
 
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
 FILES = {"javascript": "js", "go": "go", "rust": "rust"}
 BROKEN = {
     "javascript": "  return undefined;\n",
@@ -49,9 +43,8 @@ BROKEN = {
 
 
 def batch(language: str, problems: int) -> list[dict[str, Any]]:
-    path = SHARED / "humaneval_x" / f"humaneval_x_{FILES[language]}.jsonl.gz"
-    with gzip.open(path, "rt") as f:
-        rows = [json.loads(line) for line in f][:problems]
+    stem = f"humaneval_x_{FILES[language]}"
+    rows = datasets.rows("humaneval_x", stem, report=print)[:problems]
     items = []
     for row in rows:
         head = row["declaration"] if language == "rust" else row["prompt"]

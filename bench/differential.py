@@ -13,11 +13,7 @@ Usage: ``.venv/bin/python bench/differential.py [--examples N]``.
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-import os
 import time
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -26,15 +22,11 @@ from rich.console import Console
 from rich.table import Table
 
 import verifiers
+from verifiers.core import Options
 from verifiers.difftest import _Pair
-from verifiers.languages.base import Options
+from verifiers.testing import datasets
 from verifiers.testing.inputs import strategy_from_signature
 
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
 ARRAYS = st.lists(st.integers(-50, 50), max_size=6).map(
     lambda xs: f"{len(xs)}\n{' '.join(map(str, xs))}\n"
 )
@@ -53,8 +45,9 @@ RUST_MAX = (
 
 
 def workloads() -> list[dict[str, Any]]:
-    with gzip.open(SHARED / "humaneval" / "humaneval.jsonl.gz", "rt") as f:
-        problem = next(r for r in map(json.loads, f) if r["task_id"] == "HumanEval/52")
+    # HumanEval/52 is in the bundled sample too.
+    rows = datasets.rows("humaneval", report=print)
+    problem = next(r for r in rows if r["task_id"] == "HumanEval/52")
     reference = problem["prompt"] + problem["canonical_solution"]
     python = {"language": "python", "fn_name": "below_threshold", "reference": reference}
     go = {"language": "go", "inputs": ARRAYS, "reference": GO_MAX.format(cond="i == 0 || x > best")}

@@ -1,9 +1,9 @@
 """Docker runtime against the local runtime: wall time per verification, one at a time.
 
 The workload is the first N HumanEval problems (canonical solutions, so every
-verification runs all of its tests and passes) from
-``../shared/datasets/humaneval/humaneval.jsonl.gz``, verified one after the other in
-this process on:
+verification runs all of its tests and passes) from the shared copy when present, else the
+bundled sample (``verifiers.testing.datasets``, which the run names), verified one after
+the other in this process on:
 
 * ``local``: the default bubblewrap runtime (warm sandboxes for Python);
 * ``docker pooled``: :class:`DockerRuntime` with its pool of pre-started containers
@@ -17,13 +17,10 @@ Usage: ``.venv/bin/python bench/docker_vs_local.py [--problems N] [--image IMAGE
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import os
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -33,17 +30,11 @@ import verifiers
 from verifiers._async import run_sync
 from verifiers.images import DEFAULT_IMAGE
 from verifiers.runtimes import DockerRuntime, LocalRuntime
-
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
+from verifiers.testing import datasets
 
 
 def workload(problems: int) -> list[tuple[str, dict[str, Any]]]:
-    with gzip.open(SHARED / "humaneval" / "humaneval.jsonl.gz", "rt") as f:
-        rows = [json.loads(line) for line in f][:problems]
+    rows = datasets.rows("humaneval", report=print)[:problems]
     return [
         (
             row["prompt"] + row["canonical_solution"],

@@ -1,6 +1,7 @@
 """Python test execution: fork per test vs interpreter per test, and the cost of the sandbox.
 
-Workloads come from ../shared/datasets:
+Workloads come from the public benchmark sets (the shared copy when present, else the
+bundled sample: ``verifiers.testing.datasets``, which the run names):
 
 * humaneval: every canonical solution (one assert-script test each);
 * mbpp: every reference solution (one test per assert);
@@ -22,12 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
-import json
 import os
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -36,19 +34,13 @@ from rich.table import Table
 import verifiers
 from verifiers.languages.python import PythonLanguage
 from verifiers.runtimes import LocalRuntime
+from verifiers.testing import datasets
 
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
 ECHO = "import sys\nsys.stdout.write(sys.stdin.read())\n"
 
 
 def load(name: str) -> list[dict[str, Any]]:
-    path = next((SHARED / name).glob("*.jsonl.gz"))
-    with gzip.open(path, "rt") as f:
-        return [json.loads(line) for line in f]
+    return datasets.rows(name, report=print)
 
 
 def workloads(limit: int | None) -> dict[str, list[dict[str, Any]]]:

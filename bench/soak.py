@@ -5,8 +5,9 @@ Runs ``--n`` verifications through ``verifiers.score_batch`` in consecutive batc
 time-outs (0.5 s limits, so the soak stays fast), memory hogs, output and file floods,
 syntax and compile errors, early exits, prose without code, programs that leave children or
 threads behind or run out of file descriptors, JavaScript, SQL and regex items (with their
-own errors and time-outs), and reference solutions from ``../shared/datasets`` (HumanEval,
-MBPP, HumanEval-X JavaScript, Spider, StructuredRegex).
+own errors and time-outs), and reference solutions from the public benchmark sets (HumanEval,
+MBPP, HumanEval-X JavaScript, Spider, StructuredRegex: the shared copy when present, else the
+bundled sample, ``verifiers.testing.datasets``; the run says which).
 Items are made distinct with a unique comment or test, so deduplication hides no work;
 about 5% are exact copies of an earlier item of the same batch (verified once).
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import gzip
 import json
 import os
 import random
@@ -52,13 +52,9 @@ from rich.console import Console
 from rich.table import Table
 
 import verifiers
+from verifiers.testing import datasets
 from verifiers.testing.resources import processes, rss_mib, start_ticks, tmp_entries
 
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
 console = Console(width=150)
 
 # --- the workload ----------------------------------------------------------------------------
@@ -100,33 +96,32 @@ def _sql_tests(rows: int) -> dict[str, Any]:
 
 @dataclass
 class Data:
-    """Reference solutions from the shared datasets."""
+    """Reference solutions from the benchmark sets."""
 
     humaneval: list[dict[str, Any]]
     mbpp: list[dict[str, Any]]
     humaneval_js: list[dict[str, Any]]
     spider: list[dict[str, Any]]
+    spider_set: datasets.Dataset  # where the Spider databases are
     regexes: list[dict[str, Any]]
 
 
-def load(name: str) -> list[dict[str, Any]]:
-    with gzip.open(SHARED / f"{name}.jsonl.gz", "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+def load(name: str, stem: str | None = None) -> list[dict[str, Any]]:
+    return datasets.rows(name, stem, report=console.print)
 
 
 def load_data() -> Data:
     # HumanEval-X JavaScript 112 and 155 fail their own tests, 162 needs an npm package.
     broken_js = {"JavaScript/112", "JavaScript/155", "JavaScript/162"}
     return Data(
-        humaneval=load("humaneval/humaneval"),
-        mbpp=load("mbpp_sanitized/mbpp_sanitized"),
+        humaneval=load("humaneval"),
+        mbpp=load("mbpp_sanitized"),
         humaneval_js=[
-            r for r in load("humaneval_x/humaneval_x_js") if r["task_id"] not in broken_js
+            r for r in load("humaneval_x", "humaneval_x_js") if r["task_id"] not in broken_js
         ],
-        spider=load("spider_dev/spider_dev"),
-        regexes=[
-            r for r in load("structured_regex/structured_regex") if r["regex_python_verified"]
-        ],
+        spider=load("spider_dev"),
+        spider_set=datasets.dataset("spider_dev"),
+        regexes=[r for r in load("structured_regex") if r["regex_python_verified"]],
     )
 
 
@@ -164,7 +159,7 @@ def _humaneval_js(i: int, rng: random.Random, data: Data) -> Item:
 
 def _spider(i: int, rng: random.Random, data: Data) -> Item:
     row = rng.choice(data.spider)
-    db = SHARED / "spider_dev" / "database" / row["db_id"] / f"{row['db_id']}.sqlite"
+    db = data.spider_set.database(row["db_id"])
     tests = {
         "database": str(db),
         "expected_rows": row["gold_result"],

@@ -1,9 +1,12 @@
-"""The shared public benchmarks: every reference solution passes, broken ones fail right."""
+"""The public benchmarks: every reference solution passes, broken ones fail right.
+
+Each set is the full shared copy when present, else the bundled sample
+(``verifiers.testing.datasets``): every assertion holds for whichever set is loaded.
+"""
 
 from __future__ import annotations
 
 import collections
-from pathlib import Path
 
 import pytest
 
@@ -11,18 +14,17 @@ import verifiers
 from verifiers import Status
 from verifiers.demo import _variants
 from verifiers.runtimes import LocalRuntime
-
-from .conftest import load_jsonl
+from verifiers.testing.datasets import dataset
 
 pytestmark = pytest.mark.slow
 
 
-def _humaneval(datasets: Path) -> list[dict]:  # type: ignore[type-arg]
-    return load_jsonl(datasets / "humaneval" / "humaneval.jsonl.gz")
+def _humaneval() -> list[dict]:  # type: ignore[type-arg]
+    return dataset("humaneval").rows()
 
 
-def test_every_humaneval_canonical_solution_passes(datasets: Path, runtime: LocalRuntime) -> None:
-    rows = _humaneval(datasets)
+def test_every_humaneval_canonical_solution_passes(runtime: LocalRuntime) -> None:
+    rows = _humaneval()
     items = [
         {
             "language": "python",
@@ -36,13 +38,11 @@ def test_every_humaneval_canonical_solution_passes(datasets: Path, runtime: Loca
         (r["task_id"], res.feedback) for r, res in zip(rows, results, strict=True) if not res.ok
     ]
     assert not failures, failures[:3]
-    assert len(results) == len(rows) >= 100
+    assert len(results) == len(rows) > 0
 
 
-def test_humaneval_body_completions_pass_with_the_prompt(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = _humaneval(datasets)[:20]
+def test_humaneval_body_completions_pass_with_the_prompt(runtime: LocalRuntime) -> None:
+    rows = _humaneval()[:20]
     items = [
         {
             "language": "python",
@@ -54,10 +54,8 @@ def test_humaneval_body_completions_pass_with_the_prompt(
     assert all(r.ok for r in verifiers.score_batch(items, runtime=runtime))
 
 
-def test_broken_humaneval_variants_fail_with_the_right_status(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = _humaneval(datasets)[::8]
+def test_broken_humaneval_variants_fail_with_the_right_status(runtime: LocalRuntime) -> None:
+    rows = _humaneval()[::8]
     items, expected = [], []
     for r in rows:
         tests = {"test": r["test"], "entry_point": r["entry_point"]}
@@ -77,10 +75,8 @@ def test_broken_humaneval_variants_fail_with_the_right_status(
     assert not wrong, wrong[:3]
 
 
-def test_every_mbpp_reference_passes_assert_by_assert(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = load_jsonl(datasets / "mbpp_sanitized" / "mbpp_sanitized.jsonl.gz")
+def test_every_mbpp_reference_passes_assert_by_assert(runtime: LocalRuntime) -> None:
+    rows = dataset("mbpp_sanitized").rows()
     items = [
         {
             "language": "python",
@@ -99,8 +95,8 @@ def test_every_mbpp_reference_passes_assert_by_assert(
     assert sum(res.total for res in results) == sum(len(r["test_list"]) for r in rows)
 
 
-def test_mbpp_wrong_solutions_fail(datasets: Path, runtime: LocalRuntime) -> None:
-    rows = load_jsonl(datasets / "mbpp_sanitized" / "mbpp_sanitized.jsonl.gz")[:40]
+def test_mbpp_wrong_solutions_fail(runtime: LocalRuntime) -> None:
+    rows = dataset("mbpp_sanitized").rows()[:40]
     items = []
     for r in rows:
         names = [
@@ -122,10 +118,8 @@ def test_mbpp_wrong_solutions_fail(datasets: Path, runtime: LocalRuntime) -> Non
     assert set(statuses) <= {Status.FAILED, Status.RUNTIME_ERROR}
 
 
-def test_every_leetcode_reference_passes_with_the_prelude(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = load_jsonl(datasets / "leetcode_deepcoder" / "leetcode_deepcoder.jsonl.gz")
+def test_every_leetcode_reference_passes_with_the_prelude(runtime: LocalRuntime) -> None:
+    rows = dataset("leetcode_deepcoder").rows()
     items = [
         {
             "language": "python",
@@ -137,16 +131,12 @@ def test_every_leetcode_reference_passes_with_the_prelude(
     results = verifiers.score_batch(items, runtime=runtime)
     failures = [(r["id"], res.feedback) for r, res in zip(rows, results, strict=True) if not res.ok]
     assert not failures, failures[:3]
+    assert len(results) == len(rows) > 0
 
 
-def test_kattis_python_submissions_get_their_verdicts(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = [
-        r
-        for r in load_jsonl(datasets / "kattis_examples" / "kattis_examples.jsonl.gz")
-        if r["language"] in ("python", "python2")
-    ]
+def test_kattis_python_submissions_get_their_verdicts(runtime: LocalRuntime) -> None:
+    rows = [r for r in dataset("kattis_examples").rows() if r["language"] in ("python", "python2")]
+    assert rows
     expected = {
         "accepted": Status.PASSED,
         "partially_accepted": Status.RUNTIME_ERROR,
@@ -169,10 +159,8 @@ def test_kattis_python_submissions_get_their_verdicts(
             assert 0 < result.passed < result.total
 
 
-def test_codecontests_plumbing_rejects_a_wrong_program(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
-    rows = load_jsonl(datasets / "codecontests_test_stdio" / "codecontests_test_stdio.jsonl.gz")
+def test_codecontests_plumbing_rejects_a_wrong_program(runtime: LocalRuntime) -> None:
+    rows = dataset("codecontests_test_stdio").rows()
     items = [
         {
             "language": "python",

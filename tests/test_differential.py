@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,20 +13,19 @@ import verifiers
 from verifiers.difftest import augment_tests, differential
 from verifiers.runtimes import LocalRuntime
 from verifiers.specs import CallTests, ExpressionTests, StdioTests
+from verifiers.testing.datasets import dataset
 from verifiers.testing.inputs import (
     python_literal,
     strategy_from_examples,
     strategy_from_signature,
 )
 
-from .conftest import load_jsonl
 from .languages.test_case_tables import toolchain_ready
 
 
 @pytest.fixture(scope="module")
-def humaneval(datasets: Path) -> dict[str, dict[str, Any]]:
-    rows = load_jsonl(datasets / "humaneval" / "humaneval.jsonl.gz")
-    return {r["task_id"]: r for r in rows}
+def humaneval() -> dict[str, dict[str, Any]]:
+    return {r["task_id"]: r for r in dataset("humaneval").rows()}
 
 
 def _spec(problem: dict[str, Any]) -> dict[str, Any]:

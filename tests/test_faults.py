@@ -21,7 +21,7 @@ import pytest
 
 import verifiers
 from verifiers import SpecError, Status
-from verifiers.languages.base import CodeVerifier
+from verifiers.core import CodeVerifier
 from verifiers.languages.go import GoLanguage
 from verifiers.runtimes import LocalRuntime
 from verifiers.runtimes.local import UNSAFE_ENV

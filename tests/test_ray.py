@@ -31,7 +31,7 @@ from verifiers import (
 )
 from verifiers.executors import LOCAL, RayExecutor, resolve_executor
 from verifiers.runtimes import LocalRuntime
-from verifiers.testing.cases import CASE_TABLES
+from verifiers.testing.cases import case_tables
 
 from .conftest import _our_agents, need
 
@@ -82,7 +82,7 @@ def _no_stray_sandboxes() -> Iterator[None]:
 
 
 def _case(language: str, kind: str, n: int = 0) -> dict[str, Any]:
-    case = [c for c in CASE_TABLES[language] if c.kind == kind][n]
+    case = [c for c in case_tables()[language] if c.kind == kind][n]
     return {
         "language": language,
         "completion": case.completion,
@@ -304,7 +304,7 @@ def test_without_ray_the_error_says_how_to_install(monkeypatch: pytest.MonkeyPat
         verifiers.score_batch([_case("python", "ok")], executor=RayExecutor(num_workers=1))
 
 
-def test_the_benchmark_runs_on_a_small_slice(cluster: None, tmp_path: Path, datasets: Path) -> None:
+def test_the_benchmark_runs_on_a_small_slice(cluster: None, tmp_path: Path) -> None:
     out = tmp_path / "ray.json"
     args = ["--problems", "3", "--repeat", "1", "--rounds", "1", "--json", str(out)]
     done = subprocess.run(
@@ -313,7 +313,6 @@ def test_the_benchmark_runs_on_a_small_slice(cluster: None, tmp_path: Path, data
         text=True,
         timeout=600,
         check=False,
-        env={**os.environ, "VERIFIERS_SHARED_DATASETS": str(datasets)},
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(out.read_text())

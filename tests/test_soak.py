@@ -19,14 +19,14 @@ JUDGED = ("fds", "procs", "sandbox_procs", "orphans", "tmp_entries")
 @pytest.mark.slow
 @pytest.mark.timeout(420)
 def test_soak_accounts_for_every_result_and_leaks_nothing(
-    tmp_path: Path, runtime: LocalRuntime, datasets: Path
+    tmp_path: Path, runtime: LocalRuntime
 ) -> None:
     out = tmp_path / "soak.json"
     # A temporary directory of its own: other test runs on the machine cannot add
     # ``verifiers*`` entries to what the soak counts.
     private_tmp = tmp_path / "tmp"
     private_tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(private_tmp), "VERIFIERS_SHARED_DATASETS": str(datasets)}
+    env = {**os.environ, "TMPDIR": str(private_tmp)}
     done = subprocess.run(
         [
             sys.executable,

@@ -16,6 +16,7 @@ from verifiers.api import (
     score,
     score_batch,
 )
+from verifiers.core import CodeVerifier
 from verifiers.errors import (
     RuntimeUnavailableError,
     SandboxError,
@@ -23,7 +24,6 @@ from verifiers.errors import (
     UnknownNameError,
     VerifierError,
 )
-from verifiers.languages.base import CodeVerifier
 from verifiers.limits import Limits
 from verifiers.protocols import Language, Runtime, Session, Verifier
 from verifiers.result_cache import ResultCache

@@ -2,93 +2,39 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any, Literal
 
 from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks, run_sync
-from verifiers.engine import Job, Progress, item_fields, require, run_jobs
+from verifiers.core import CodeVerifier, Job, make_options
+from verifiers.engine import Progress, item_fields, require
 from verifiers.errors import SpecError
-from verifiers.executors import ExecutorArg, resolve_executor
-from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Mode
-from verifiers.languages.base import CodeVerifier, Options
+from verifiers.executors import Executor, ExecutorArg, resolve_executor
+from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
 from verifiers.limits import Limits
-from verifiers.protocols import Runtime
+from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result
 from verifiers.scoring import Policy
 from verifiers.specs import CompareOptions
 
-M = TypeVar("M", bound=BaseModel)
-
-RuntimeArg = str | Runtime | None
+AnyRuntime = Runtime | DelegatingRuntime[Job]
+RuntimeArg = str | AnyRuntime | None
 LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
 PolicyArg = str | Policy | None
 
 
-def _model(cls: type[M], value: Any, field: str) -> M | None:
-    if value is None or isinstance(value, cls):
-        return value
-    if isinstance(value, Mapping):
-        try:
-            return cls.model_validate(dict(value))
-        except ValidationError as err:
-            first = err.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise SpecError(f"{field}.{loc}" if loc else field, first["msg"]) from None
-    raise SpecError(field, f"expected {cls.__name__} or a dict, got {type(value).__name__}")
-
-
-def resolve_runtime(runtime: RuntimeArg) -> Runtime:
+def resolve_runtime(runtime: RuntimeArg) -> AnyRuntime:
     """A runtime instance from a name, an instance, or None (the default: ``local``)."""
     if runtime is None:
         return registry.get_runtime("local")  # type: ignore[no-any-return]
     if isinstance(runtime, str):
         return registry.get_runtime(runtime)  # type: ignore[no-any-return]
-    if isinstance(runtime, Runtime):
+    if isinstance(runtime, Runtime | DelegatingRuntime):
         return runtime
     raise SpecError("runtime", f"expected a runtime name or instance, got {type(runtime).__name__}")
-
-
-def _options(
-    policy: PolicyArg,
-    limits: LimitsArg,
-    compare: CompareArg,
-    max_tests: int | None,
-    select: Literal["last", "first"] = "last",
-    extraction: Mode = "auto",
-    max_completion_chars: int = MAX_COMPLETION_CHARS,
-) -> Options:
-    if max_tests is not None and (not isinstance(max_tests, int) or max_tests < 1):
-        raise SpecError("max_tests", f"expected a positive integer, got {max_tests!r}")
-    if select not in ("last", "first"):
-        raise SpecError("select", f"expected 'last' or 'first', got {select!r}")
-    if extraction not in MODES:
-        raise SpecError("extraction", f"expected one of {', '.join(MODES)}, got {extraction!r}")
-    if (
-        isinstance(max_completion_chars, bool)
-        or not isinstance(max_completion_chars, int)
-        or max_completion_chars < 1
-    ):
-        raise SpecError(
-            "max_completion_chars", f"expected a positive integer, got {max_completion_chars!r}"
-        )
-    from verifiers.scoring import resolve_policy
-
-    resolve_policy(policy)
-    return Options(
-        policy=policy,
-        limits=_model(Limits, limits, "limits") or Limits(),
-        compare=_model(CompareOptions, compare, "compare"),
-        max_tests=max_tests,
-        select=select,
-        extraction=extraction,
-        max_completion_chars=max_completion_chars,
-    )
 
 
 def get_verifier(
@@ -120,7 +66,14 @@ def get_verifier(
     return CodeVerifier(
         registry.get_language(language),
         resolve_runtime(runtime),
-        _options(policy, limits, compare, max_tests, "last", extraction, max_completion_chars),
+        make_options(
+            policy,
+            limits,
+            compare,
+            max_tests,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
+        ),
     )
 
 
@@ -140,14 +93,20 @@ async def ascore(
     max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Result:
     """Verify one completion against tests (async). See :func:`score`."""
-    verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
-    options = _options(policy, limits, compare, max_tests, select, extraction, max_completion_chars)
-    spec = verifier.parse_tests(tests)
-    if not isinstance(completion, str):
-        raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
-    # Through the batch engine: a fault inside the SDK becomes this result's sandbox_error.
-    [result] = await on_engine(run_jobs([Job(verifier, completion, spec, options)], cache=cache))
-    return result
+    verifier = CodeVerifier(
+        registry.get_language(language),
+        resolve_runtime(runtime),
+        make_options(
+            policy,
+            limits,
+            compare,
+            max_tests,
+            select,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
+        ),
+    )
+    return await verifier.ascore(completion, tests, cache=cache)
 
 
 def score(
@@ -226,7 +185,7 @@ def prepare_jobs(
     Raises:
         SpecError: An item is malformed; the message names it.
     """
-    base = _options(policy, limits, compare, max_tests)
+    base = make_options(policy, limits, compare, max_tests)
     default_runtime = resolve_runtime(runtime)
     verifiers: dict[tuple[str, int], CodeVerifier] = {}
     parsed: dict[int, Any] = {}
@@ -255,7 +214,7 @@ def prepare_jobs(
         }
         if overrides:
             try:
-                options = _options(
+                options = make_options(
                     overrides.get("policy", base.policy),
                     overrides.get("limits", base.limits),
                     overrides.get("compare", base.compare),
@@ -272,7 +231,10 @@ def prepare_jobs(
                 raise SpecError(f"items[{index}].{err.field}", err.problem) from None
             if not isinstance(tests, str):
                 parsed[id(tests)] = spec
-        jobs.append(Job(verifier, completion, spec, options))
+        try:
+            jobs.append(Job(verifier, completion, spec, options))
+        except SpecError as err:  # the runtime cannot take it (a remote one, say)
+            raise SpecError(f"items[{index}].{err.field}", err.problem) from None
     return jobs
 
 
@@ -290,12 +252,26 @@ async def ascore_batch(
     executor: ExecutorArg = None,
 ) -> list[Result]:
     """Verify many completions concurrently (async). See :func:`score_batch`."""
-    runner = resolve_executor(executor)
-    jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
-    runner.validate(jobs)
+    runner, jobs = _batch(executor, items, policy, limits, runtime, compare, max_tests)
     return await on_engine(
         runner.run(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
     )
+
+
+def _batch(
+    executor: ExecutorArg,
+    items: Sequence[Any],
+    policy: PolicyArg,
+    limits: LimitsArg,
+    runtime: RuntimeArg,
+    compare: CompareArg,
+    max_tests: int | None,
+) -> tuple[Executor, list[Job]]:
+    """The executor and the validated jobs of a batch (in the caller's thread, before any run)."""
+    runner = resolve_executor(executor)
+    jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
+    runner.validate(jobs)
+    return runner, jobs
 
 
 def score_batch(
@@ -339,13 +315,7 @@ def score_batch(
         SpecError: An item is malformed (nothing has run yet); the message names it.
         RuntimeUnavailableError: The executor cannot work here (Ray is not installed).
     """
-    runner = resolve_executor(executor)
-    jobs = prepare_jobs(items, policy, limits, runtime, compare, max_tests)
-    runner.validate(jobs)
-    # Here rather than on the engine loop: a local Ray cluster must be started by a thread
-    # that lives on. run() reports a failure to start as sandbox_error results.
-    with contextlib.suppress(Exception):
-        runner.start()
+    runner, jobs = _batch(executor, items, policy, limits, runtime, compare, max_tests)
     return run_sync(
         runner.run(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
     )

@@ -20,8 +20,10 @@ from rich.table import Table
 from verifiers import api, registry
 from verifiers.errors import SpecError, VerifierError
 from verifiers.eval.cli import register as register_eval_commands
+from verifiers.program import ToolchainSpec
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status
+from verifiers.rows import is_parquet, read_rows
 
 app = typer.Typer(
     help="Run model-written code safely and turn the verdict into a reward or a score.",
@@ -40,43 +42,13 @@ def main() -> None:
 # --- reading and writing -------------------------------------------------------------------
 
 
-def _is_parquet(path: Path) -> bool:
-    return path.suffix.lower() in (".parquet", ".pq")
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL (optionally .gz) or parquet file."""
-    if _is_parquet(path):
-        import pyarrow.parquet as pq
-
-        return list(pq.read_table(path).to_pylist())
-    opener: Any = open
-    if path.suffix == ".gz":
-        import gzip
-
-        opener = gzip.open
-    rows = []
-    with opener(path, "rt", encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise SpecError(f"{path}:{number}", f"not valid JSON ({err.msg})") from None
-            if not isinstance(row, dict):
-                raise SpecError(f"{path}:{number}", "each line must be a JSON object")
-            rows.append(row)
-    return rows
-
-
 def _result_row(index: int, row_id: Any, result: Result) -> dict[str, Any]:
     return {"index": index, "id": row_id, **result.model_dump(mode="json")}
 
 
 def write_results(path: Path, records: Iterator[dict[str, Any]]) -> None:
     """Write result records as JSONL, or as parquet (flat columns plus the full result as JSON)."""
-    if not _is_parquet(path):
+    if not is_parquet(path):
         with open(path, "w", encoding="utf-8") as f:
             for record in records:
                 f.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -338,13 +310,6 @@ def verl_path() -> None:
     out.print(verl_module.__file__, soft_wrap=True)
 
 
-def _default_datasets() -> Path:
-    import os
-
-    default = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    return Path(os.environ.get("VERIFIERS_SHARED_DATASETS", default))
-
-
 @data_app.command("prepare")
 def data_prepare(
     source: Annotated[
@@ -357,7 +322,13 @@ def data_prepare(
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Parquet file to write.")],
     path: Annotated[Path | None, typer.Option(help="Eurus-2-RL-Data file (parquet/jsonl).")] = None,
-    datasets: Annotated[Path | None, typer.Option(help="Shared datasets directory.")] = None,
+    datasets: Annotated[
+        Path | None,
+        typer.Option(
+            help="Shared datasets directory (default: $VERIFIERS_SHARED_DATASETS, "
+            "else ../shared/datasets, else the bundled sample)."
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Keep a seeded sample of this many.")] = None,
     seed: Annotated[int, typer.Option(help="Sampling seed.")] = 0,
     token_budget: Annotated[
@@ -380,7 +351,9 @@ def data_prepare(
 
         tok = AutoTokenizer.from_pretrained(tokenizer, local_files_only=True)
     try:
-        rows = data.load_source(source, datasets or _default_datasets(), path)
+        if datasets is None and source in data.SOURCE_SETS:
+            console.print(f"reading {data.source_dataset(source)}")
+        rows = data.load_source(source, datasets, path)
     except (SpecError, OSError) as err:
         _fail(str(err))
     kept, too_long = data.select(
@@ -437,38 +410,32 @@ app.add_typer(toolchains_app, name="toolchains")
 
 @toolchains_app.command("build")
 def toolchains_build(
-    rust_crate: Annotated[
+    only: Annotated[
         list[str] | None,
-        typer.Option(help="Extra Rust crate as NAME=VERSION (repeatable), e.g. itertools=0.13."),
+        typer.Option(help="Only these toolchains (repeatable), e.g. --only rust."),
     ] = None,
-    rust: Annotated[bool, typer.Option(help="Build the Rust crates.")] = True,
-    go: Annotated[bool, typer.Option(help="Warm the Go build cache.")] = True,
 ) -> None:
-    """Build the Rust crates programs may use and warm the Go build cache (needs the network)."""
-    from verifiers import toolchains
+    """Build what the languages' toolchains need once (Rust crates, a warm Go build cache).
 
-    crates = {}
-    for item in rust_crate or []:
-        name, sep, version = item.partition("=")
-        if not sep or not name or not version:
-            _fail(f"--rust-crate {item!r}: expected NAME=VERSION")
-        crates[name] = version
+    Needs the network (crates.io); verification never does. Extra Rust crates:
+    VERIFIERS_RUST_CRATES="itertools=0.13,...".
+    """
+    specs: dict[str, ToolchainSpec] = {}
+    for name in registry.language_names():
+        for tool in getattr(registry.get_language(name), "toolchains", ()):
+            specs.setdefault(tool.name, tool)
+    unknown = set(only or ()) - set(specs)
+    if unknown:
+        _fail(f"--only: unknown toolchain(s) {sorted(unknown)}; known: {sorted(specs)}")
     failed = False
-    if rust:
+    for name, tool in sorted(specs.items()):
+        if tool.setup is None or (only and name not in only):
+            continue
         try:
-            with console.status("building Rust crates with cargo..."):
-                path = toolchains.build_rust_crates(crates)
-            out.print(f"rust crates: {path}")
-        except (OSError, RuntimeError, subprocess.SubprocessError) as err:
-            console.print(f"[red]rust crates failed:[/] {err}")
-            failed = True
-    if go:
-        try:
-            with console.status("warming the Go build cache..."):
-                path = toolchains.build_go_cache()
-            out.print(f"go build cache: {path}")
-        except (OSError, RuntimeError, subprocess.SubprocessError) as err:
-            console.print(f"[red]go build cache failed:[/] {err}")
+            with console.status(f"setting up the {name} toolchain..."):
+                out.print(tool.setup())
+        except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as err:
+            console.print(f"[red]{name} failed:[/] {err}")
             failed = True
     raise typer.Exit(1 if failed else 0)
 

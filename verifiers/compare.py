@@ -221,6 +221,48 @@ def _eq(e: Any, a: Any, opts: CompareOptions, depth: int) -> bool:
 
 
 def describe_value(value: Any, limit: int = 300) -> str:
-    """A short repr of a decoded value for feedback."""
-    text = repr(value)
+    """A short repr of a decoded value for feedback; total (any value gets a description).
+
+    Integers too long to print in decimal (Python refuses more than 4300 digits) are shown
+    by their size, and a value nested too deeply to print is said to be so.
+    """
+    try:
+        text = repr(_printable(value, 0))
+    except (ValueError, RecursionError, MemoryError):
+        text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Shown:
+    """A stand-in that prints as given (a huge integer's description)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _printable(value: Any, depth: int) -> Any:
+    """``value`` with its huge integers replaced by a description (for ``repr``)."""
+    if depth > 200:
+        return _Shown("…")
+    if type(value) is int:
+        if value.bit_length() > 14_000:  # about 4200 decimal digits
+            digits = int(value.bit_length() * 0.30103) + 1
+            return _Shown(f"<an integer of about {digits} digits>")
+        return value
+    if type(value) is list:
+        return [_printable(v, depth + 1) for v in value[:1000]]
+    if type(value) is tuple:
+        return tuple(_printable(v, depth + 1) for v in value[:1000])
+    if type(value) is dict:
+        return {_shown_key(k): _printable(v, depth + 1) for k, v in list(value.items())[:1000]}
+    if isinstance(value, set | frozenset):
+        return [_printable(v, depth + 1) for v in list(value)[:1000]]
+    return value
+
+
+def _shown_key(key: Any) -> Any:
+    shown = _printable(key, 199)
+    return repr(shown) if isinstance(shown, _Shown) else shown

@@ -29,10 +29,10 @@ from pydantic import BaseModel, ConfigDict
 
 from verifiers import registry
 from verifiers._async import run_sync
-from verifiers.api import CompareArg, LimitsArg, RuntimeArg, _options, resolve_runtime
+from verifiers.api import CompareArg, LimitsArg, RuntimeArg, resolve_runtime
 from verifiers.compare import describe_value
+from verifiers.core import CodeVerifier, Options, make_options
 from verifiers.errors import SandboxError, SpecError
-from verifiers.languages.base import CodeVerifier, Options
 from verifiers.protocols import TestOutcome
 from verifiers.results import Result, Status
 from verifiers.specs import (
@@ -438,7 +438,7 @@ def differential(
         fn_name,
         reference,
         candidate,
-        _options(None, limits, compare, None),
+        make_options(None, limits, compare, None),
         runtime,
         timeout_factor,
         min_timeout_s,
@@ -620,7 +620,7 @@ def augment_tests(
         raise SpecError("n", f"expected a positive integer, got {n!r}")
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
     spec = verifier.parse_tests(tests)
-    options = _options(None, limits, None, None)
+    options = make_options(None, limits, None, None)
     code = _reference_code(language, reference)
     if isinstance(spec, StdioTests):
         pair = _Pair(

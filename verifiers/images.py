@@ -1,7 +1,14 @@
 """The language runtime images of the Docker runtime: definitions, builds and their cache.
 
-The Dockerfiles live in the repository's ``docker/`` directory (``base``, one per language
-family, and ``all``), with the Debian package versions pinned in ``docker/versions.env``.
+Two images belong to the runtime itself, with their Dockerfiles in the repository's
+``docker/`` directory: ``base`` (Debian bookworm, Python 3 for the sandbox agent, a
+non-root user) and ``python`` (a virtual environment with the packages the Python-hosted
+languages load, and SQLite). Every other image is generated from what the languages
+declare (:class:`verifiers.program.ImageRecipe` on their toolchains): one image per
+family, ``FROM`` base, with the family's Debian packages and set-up commands, and ``all``,
+the python image plus every family. Adding a language adds its image; no table here names
+one. The runtime images' own package versions are pinned in ``docker/versions.env``.
+
 Two ways to build, one command each (``verifiers images build [--offline]``):
 
 * from a registry: ``base`` starts ``FROM debian:bookworm-slim``;
@@ -18,7 +25,6 @@ takes seconds.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import re
@@ -27,11 +33,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifiers import registry
 from verifiers.errors import RuntimeUnavailableError
+from verifiers.keys import content_key
+from verifiers.program import ImageRecipe
 
 REPOSITORY = "verifiers"
 #: The image the Docker runtime uses by default.
@@ -42,53 +51,29 @@ MIRROR = "http://deb.debian.org/debian"
 HASH_LABEL = "org.verifiers.hash"
 TOOL_LABEL = "org.verifiers.tool."
 VERSION_LABEL = "org.verifiers.version."
+#: The images of the runtime itself (Dockerfiles in docker/), the rest are languages'.
+RUNTIME_IMAGES = ("base", "python")
+#: Where a family's files are while its image is built, and its commands' script there.
+BUILD_DIR = "/tmp/verifiers-build"
+SETUP_SCRIPT = "verifiers-setup.sh"
 
 
 @dataclass(frozen=True)
 class ImageSpec:
-    """One image: its Dockerfile, the context files it copies, and the images it builds on.
+    """One image: its Dockerfile, the context files it needs, and the images it builds on.
 
-    ``parents`` map a build argument to the image whose tag it receives.
+    ``parents`` map a build argument to the image whose tag it receives; ``files`` map a
+    path of the build context to its content (generated images carry their own).
     """
 
     name: str
     dockerfile: str
-    files: tuple[str, ...] = ()
-    parents: Mapping[str, str] | None = None
-
-
-IMAGES: dict[str, ImageSpec] = {
-    "base": ImageSpec("base", "base.Dockerfile"),
-    "python": ImageSpec(
-        "python", "python.Dockerfile", ("python-requirements.txt",), {"BASE_IMAGE": "base"}
-    ),
-    "node": ImageSpec("node", "node.Dockerfile", (), {"BASE_IMAGE": "base"}),
-    "go": ImageSpec("go", "go.Dockerfile", ("go-warmup_test.go",), {"BASE_IMAGE": "base"}),
-    "rust": ImageSpec("rust", "rust.Dockerfile", ("rust-crates",), {"BASE_IMAGE": "base"}),
-    "all": ImageSpec(
-        "all",
-        "all.Dockerfile",
-        (),
-        {"PYTHON_IMAGE": "python", "GO_IMAGE": "go", "RUST_IMAGE": "rust"},
-    ),
-}
-#: Language (or alias) -> the image of its family.
-FAMILIES = {
-    "python": "python",
-    "sql": "python",
-    "regex": "python",
-    "javascript": "node",
-    "js": "node",
-    "node": "node",
-    "go": "go",
-    "rust": "rust",
-    "all": "all",
-    "base": "base",
-}
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    parents: Mapping[str, str] = field(default_factory=dict)
 
 
 def docker_dir() -> Path:
-    """The directory of the Dockerfiles (``docker/`` in a source checkout).
+    """The directory of the runtime's Dockerfiles (``docker/`` in a source checkout).
 
     ``VERIFIERS_DOCKER_DIR`` overrides it (for an installed package).
     """
@@ -99,7 +84,7 @@ def docker_dir() -> Path:
 
 
 def versions(directory: Path | None = None) -> dict[str, str]:
-    """The pinned package versions (``docker/versions.env``)."""
+    """The pinned package versions of the runtime's images (``docker/versions.env``)."""
     path = (directory or docker_dir()) / "versions.env"
     out = {}
     for raw in path.read_text().splitlines():
@@ -110,49 +95,174 @@ def versions(directory: Path | None = None) -> dict[str, str]:
     return out
 
 
-def _hash_path(h: Any, path: Path) -> None:
-    if path.is_dir():
-        for child in sorted(path.rglob("*")):
-            if child.is_file() and "target" not in child.relative_to(path).parts:
-                h.update(str(child.relative_to(path)).encode() + b"\0" + child.read_bytes())
-    else:
-        h.update(path.read_bytes())
+def families() -> dict[str, ImageRecipe]:
+    """Every image family the registered languages declare, their recipes merged by family.
+
+    Raises:
+        ValueError: Two toolchains of one family disagree on a package's version or a
+            placeholder's path.
+    """
+    found: dict[str, ImageRecipe] = {}
+    for name in registry.language_names():
+        for tool in getattr(registry.get_language(name), "toolchains", ()):
+            recipe = tool.image
+            if recipe is None or recipe is found.get(recipe.family):
+                continue
+            if recipe.family in (*RUNTIME_IMAGES, "all"):
+                raise ValueError(f"toolchain {tool.name}: image family {recipe.family!r} is taken")
+            found[recipe.family] = _merge(found.get(recipe.family), recipe)
+    return found
 
 
-def image_hashes(offline: bool, directory: Path | None = None) -> dict[str, str]:
-    """The content hash of every image (its inputs and its parents' hashes)."""
-    directory = directory or docker_dir()
-    pins = versions(directory)
+def _merge(old: ImageRecipe | None, new: ImageRecipe) -> ImageRecipe:
+    if old is None or old == new:
+        return new
+    for what, a, b in (("package", old.packages, new.packages), ("label", old.labels, new.labels)):
+        for key in a.keys() & b.keys():
+            if a[key] != b[key]:
+                raise ValueError(
+                    f"image family {new.family}: {what} {key} is {a[key]} and {b[key]}"
+                )
+    return ImageRecipe(
+        family=new.family,
+        packages={**old.packages, **new.packages},
+        labels={**old.labels, **new.labels},
+        run="\n".join(r for r in (old.run, new.run) if r),
+        files={**old.files, **new.files},
+        keep=tuple(dict.fromkeys((*old.keep, *new.keep))),
+    )
+
+
+def language_families() -> dict[str, str]:
+    """Language names and aliases -> their image (``python`` for those without a toolchain)."""
     out: dict[str, str] = {}
-    for name, spec in IMAGES.items():  # parents come first in IMAGES
-        h = hashlib.sha256()
-        h.update(f"{name}\0{'offline' if offline else 'online'}\0".encode())
-        # Only the pins this Dockerfile declares: a new rustc rebuilds what uses it.
-        text = (directory / spec.dockerfile).read_text()
-        declared = set(re.findall(r"^ARG\s+(\w+)", text, re.M))
-        h.update(repr(sorted((k, v) for k, v in pins.items() if k in declared)).encode())
-        _hash_path(h, directory / spec.dockerfile)
-        for rel in spec.files:
-            _hash_path(h, directory / rel)
-        for arg, parent in sorted((spec.parents or {}).items()):
-            h.update(f"{arg}={out[parent]}".encode())
-        out[name] = h.hexdigest()[:16]
+    for name in registry.language_names():
+        language = registry.get_language(name)
+        images = [t.image.family for t in getattr(language, "toolchains", ()) if t.image]
+        for alias in (name, *getattr(language, "aliases", ())):
+            out[alias] = images[0] if images else "python"
     return out
 
 
-def _closure(names: list[str]) -> list[str]:
+def _install(packages: Mapping[str, str]) -> str:
+    pinned = " ".join(f"{p}={v}" if v else p for p, v in sorted(packages.items()))
+    return (
+        "apt-get update -qq; \\\n"
+        f"    apt-get install -y -qq --no-install-recommends {pinned}; \\\n"
+        "    apt-get clean; rm -rf /var/lib/apt/lists/*"
+    )
+
+
+def _labels(recipe: ImageRecipe) -> list[str]:
+    tools = [f"{TOOL_LABEL}{k.strip('{}')}={v}" for k, v in sorted(recipe.labels.items())]
+    pins = [f"{VERSION_LABEL}{p}={v}" for p, v in sorted(recipe.packages.items()) if v]
+    return tools + pins
+
+
+def _family_dockerfile(recipe: ImageRecipe) -> str:
+    lines = [
+        f"# {recipe.family}: generated by verifiers.images from the languages' ImageRecipe.",
+        "ARG BASE_IMAGE",
+        "FROM ${BASE_IMAGE}",
+        "USER root",
+        'SHELL ["/bin/sh", "-eux", "-c"]',
+        f"RUN {_install(recipe.packages)}",
+    ]
+    if recipe.run:
+        # The commands run as a script (multi-line constructs stay intact); build-ca.crt
+        # is the host's CA bundle for hosts behind a TLS-inspecting proxy (empty otherwise).
+        lines.append(f"COPY {recipe.family}/ {BUILD_DIR}/")
+        lines.append("COPY build-ca.crt /tmp/build-ca.crt")
+        lines.append(
+            f"RUN cd {BUILD_DIR}; if [ -s /tmp/build-ca.crt ]; then "
+            "export VERIFIERS_BUILD_CA=/tmp/build-ca.crt; fi; \\\n"
+            f"    sh -eux ./{SETUP_SCRIPT}; cd /; rm -rf {BUILD_DIR} /tmp/build-ca.crt"
+        )
+    lines += ["USER 10001", "LABEL " + " \\\n      ".join(_labels(recipe))]
+    return "\n".join(lines) + "\n"
+
+
+def _all_dockerfile(recipes: Mapping[str, ImageRecipe]) -> str:
+    lines = ["# all: the python image plus every family, generated by verifiers.images."]
+    lines += ["ARG PYTHON_IMAGE"] + [f"ARG {_arg(f)}" for f in recipes]
+    lines += [f"FROM ${{{_arg(f)}}} AS {f}" for f in recipes]
+    lines += ["FROM ${PYTHON_IMAGE}", "USER root", 'SHELL ["/bin/sh", "-eux", "-c"]']
+    packages: dict[str, str] = {}
+    for recipe in recipes.values():
+        packages.update(recipe.packages)
+    if packages:
+        lines.append(f"RUN {_install(packages)}")
+    labels: list[str] = []
+    for family, recipe in recipes.items():
+        lines += [f"COPY --from={family} {path} {path}" for path in recipe.keep]
+        labels += _labels(recipe)
+    lines.append("USER 10001")
+    if labels:
+        lines.append("LABEL " + " \\\n      ".join(labels))
+    return "\n".join(lines) + "\n"
+
+
+def _arg(family: str) -> str:
+    return re.sub(r"\W", "_", family.upper()) + "_IMAGE"
+
+
+def image_specs(directory: Path | None = None) -> dict[str, ImageSpec]:
+    """Every image, parents before children: the runtime's, each family's, then ``all``."""
+    directory = directory or docker_dir()
+    requirements = "python-requirements.txt"
+    specs = {
+        "base": ImageSpec("base", (directory / "base.Dockerfile").read_text()),
+        "python": ImageSpec(
+            "python",
+            (directory / "python.Dockerfile").read_text(),
+            {requirements: (directory / requirements).read_bytes()},
+            {"BASE_IMAGE": "base"},
+        ),
+    }
+    recipes = families()
+    for family, recipe in recipes.items():
+        files = {f"{family}/{name}": data for name, data in recipe.files.items()}
+        if recipe.run:
+            files[f"{family}/{SETUP_SCRIPT}"] = recipe.run.encode()
+        specs[family] = ImageSpec(family, _family_dockerfile(recipe), files, {"BASE_IMAGE": "base"})
+    parents = {"PYTHON_IMAGE": "python", **{_arg(f): f for f in recipes}}
+    specs["all"] = ImageSpec("all", _all_dockerfile(recipes), {}, parents)
+    return specs
+
+
+def image_hashes(
+    offline: bool, directory: Path | None = None, specs: Mapping[str, ImageSpec] | None = None
+) -> dict[str, str]:
+    """The content hash of every image (its inputs and its parents' hashes)."""
+    directory = directory or docker_dir()
+    specs = specs or image_specs(directory)
+    pins = versions(directory)
+    out: dict[str, str] = {}
+    for name, spec in specs.items():  # parents come first
+        # Only the pins this Dockerfile declares: a new python3 rebuilds what uses it.
+        declared = set(re.findall(r"^ARG\s+(\w+)", spec.dockerfile, re.M))
+        parts: list[str | bytes] = [name, "offline" if offline else "online", spec.dockerfile]
+        parts.append(repr(sorted((k, v) for k, v in pins.items() if k in declared)))
+        for rel, data in sorted(spec.files.items()):
+            parts += [rel, data]
+        parts += [f"{arg}={out[parent]}" for arg, parent in sorted(spec.parents.items())]
+        out[name] = content_key(*parts)[:16]
+    return out
+
+
+def _closure(names: list[str], specs: Mapping[str, ImageSpec]) -> list[str]:
     """The images to build for ``names``, parents first."""
     wanted: set[str] = set()
 
     def add(name: str) -> None:
         if name not in wanted:
             wanted.add(name)
-            for parent in (IMAGES[name].parents or {}).values():
+            for parent in specs[name].parents.values():
                 add(parent)
 
     for name in names:
         add(name)
-    return [n for n in IMAGES if n in wanted]
+    return [n for n in specs if n in wanted]
 
 
 def sdk() -> Any:
@@ -193,7 +303,7 @@ def bootstrap_base(c: Any, log: Callable[[str], None] = print) -> bool:
     Returns:
         Whether it was built (False: it existed).
     """
-    key = hashlib.sha256(f"minbase\0bookworm\0{MIRROR}\0v1".encode()).hexdigest()[:16]
+    key = content_key("minbase", "bookworm", MIRROR, "v1")[:16]
     found = _exists(c, OFFLINE_BASE)
     if found is not None and found.labels.get(HASH_LABEL) == key:
         return False
@@ -251,8 +361,8 @@ def build(
     """Build the images (those of ``only`` and their parents; default: all of them).
 
     Args:
-        only: Languages or image names (``python``, ``javascript``, ``go``, ``rust``,
-            ``all``); default: every image.
+        only: Languages (or their aliases) or image names (``base``, ``python``, a
+            family, ``all``); default: every image.
         offline: Start from a debootstrapped Debian instead of ``debian:bookworm-slim``.
         log: Where progress lines go.
         directory: The Dockerfiles (default: :func:`docker_dir`).
@@ -263,11 +373,13 @@ def build(
     """
     started = time.monotonic()
     directory = directory or docker_dir()
+    specs = image_specs(directory)
+    known = {**language_families(), **{name: name for name in specs}}
     names = []
-    for item in only or list(IMAGES):
-        if item.lower() not in FAMILIES:
-            raise ValueError(f"unknown image {item!r}: expected one of {sorted(FAMILIES)}")
-        names.append(FAMILIES[item.lower()])
+    for item in only or list(specs):
+        if item.lower() not in known:
+            raise ValueError(f"unknown image {item!r}: expected one of {sorted(known)}")
+        names.append(known[item.lower()])
     c = client()
     seconds: dict[str, float] = {}
     cached: list[str] = []
@@ -277,20 +389,20 @@ def build(
             seconds["debian"] = time.monotonic() - base_started
         else:
             cached.append("debian")
-    hashes = image_hashes(offline, directory)
+    hashes = image_hashes(offline, directory, specs)
     pins = versions(directory)
     with tempfile.TemporaryDirectory(prefix="verifiers-images-") as work:
         context: str | None = None
-        for name in _closure(names):
+        for name in _closure(names, specs):
             if _exists(c, f"{REPOSITORY}/{name}:{hashes[name]}") is None and context is None:
-                context = _context(directory, work)
-            _build_one(c, name, hashes, pins, offline, context, seconds, cached, log)
+                context = _context(specs, work)
+            _build_one(c, specs[name], hashes, pins, offline, context, seconds, cached, log)
     return BuildReport(seconds, cached, time.monotonic() - started)
 
 
 def _build_one(
     c: Any,
-    name: str,
+    spec: ImageSpec,
     hashes: Mapping[str, str],
     pins: Mapping[str, str],
     offline: bool,
@@ -299,7 +411,7 @@ def _build_one(
     cached: list[str],
     log: Callable[[str], None],
 ) -> None:
-    spec = IMAGES[name]
+    name = spec.name
     tag = f"{REPOSITORY}/{name}:{hashes[name]}"
     latest = f"{REPOSITORY}/{name}:latest"
     one_started = time.monotonic()
@@ -310,10 +422,10 @@ def _build_one(
     assert context is not None
     args = dict(pins)
     args["BASE"] = OFFLINE_BASE if offline else ONLINE_BASE
-    for arg, parent in (spec.parents or {}).items():
+    for arg, parent in spec.parents.items():
         args[arg] = f"{REPOSITORY}/{parent}:{hashes[parent]}"
     log(f"building {tag}")
-    _docker_build(c, context, spec.dockerfile, tag, args, {HASH_LABEL: hashes[name]}, log)
+    _docker_build(c, context, f"{name}.Dockerfile", tag, args, {HASH_LABEL: hashes[name]}, log)
     c.api.tag(tag, f"{REPOSITORY}/{name}", "latest")
     seconds[name] = time.monotonic() - one_started
     log(f"built {latest} in {seconds[name]:.0f}s")
@@ -332,10 +444,18 @@ def build_ca() -> str | None:
     return None
 
 
-def _context(directory: Path, work: str) -> str:
-    """A build context: the Dockerfiles and their files, plus ``build-ca.crt``."""
+def _context(specs: Mapping[str, ImageSpec], work: str) -> str:
+    """A build context: every image's Dockerfile and files, plus ``build-ca.crt``."""
     context = os.path.join(work, "context")
-    shutil.copytree(directory, context, ignore=shutil.ignore_patterns("target"))
+    for spec in specs.values():
+        for rel, data in {
+            f"{spec.name}.Dockerfile": spec.dockerfile.encode(),
+            **spec.files,
+        }.items():
+            target = os.path.join(context, rel)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
     ca = build_ca()
     with open(os.path.join(context, "build-ca.crt"), "wb") as out:
         if ca:
@@ -393,9 +513,10 @@ class ImageInfo:
 def list_images(c: Any | None = None) -> list[ImageInfo]:
     """Every image: present or not, up to date with the definitions or not, its versions."""
     c = c or client()
-    hashes = {mode: image_hashes(mode) for mode in (False, True)}
+    specs = image_specs()
+    hashes = {mode: image_hashes(mode, specs=specs) for mode in (False, True)}
     out = []
-    for name in IMAGES:
+    for name in specs:
         tag = f"{REPOSITORY}/{name}:latest"
         found = _exists(c, tag)
         if found is None:

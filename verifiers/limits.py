@@ -72,6 +72,23 @@ class Limits(BaseModel):
             max_output_bytes=self.max_output_bytes,
         )
 
+    def judge_limits(self) -> StepLimits:
+        """Limits of a judge: trusted test code that runs beside a test, as long as it runs.
+
+        Its own time is the test's; its memory is at least 1 GiB (tests may hold large
+        expected values); its output cap is the test's (the verdict carries the value a
+        program returned).
+        """
+        return StepLimits(
+            timeout_s=self.timeout_s,
+            cpu_s=max(1, math.ceil(self.timeout_s)) + 1,
+            memory_bytes=max(self.memory_mb, 1024) * MIB,
+            max_processes=max(self.max_processes, 16),
+            max_file_bytes=self.max_file_mb * MIB,
+            max_open_files=max(self.max_open_files, 256),
+            max_output_bytes=self.max_output_bytes,
+        )
+
 
 class StepLimits(BaseModel):
     """Limits of one process run, in the units the sandbox enforces."""

@@ -10,27 +10,22 @@ program's read-only files are), ``{work_dir}`` (the writable working directory)
 and ``{python}`` (the sandbox's Python interpreter); the session resolves them,
 so a language never hard-codes a runtime's layout.
 
-Toolchains are logical too: a program names the ones it needs in
-:attr:`Program.toolchains` and its steps use their placeholders (see
-:data:`TOOLCHAIN_PLACEHOLDERS`); each runtime resolves them to its own paths (the
-local runtime to the host's tools, the Docker runtime to its image's), so that
-runtimes can be swapped without touching a language.
+Toolchains are logical too: a language declares each one it needs as a
+:class:`ToolchainSpec` (its placeholders, how this host resolves it, how the Docker images
+install it, what to build once at set-up), a program lists them in
+:attr:`Program.toolchains`, and its steps use their placeholders; each runtime resolves
+them to its own paths (the local runtime to the host's tools, the Docker runtime to its
+image's), so that runtimes can be swapped without touching a language, and a language is
+one module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from verifiers.limits import StepLimits
-
-#: Logical toolchains and the placeholders each provides.
-TOOLCHAIN_PLACEHOLDERS: dict[str, tuple[str, ...]] = {
-    "node": ("{node}",),
-    "go": ("{go}", "{go_cache}"),
-    "rust": ("{rustc}", "{rust_deps}"),
-}
 
 
 @dataclass(frozen=True)
@@ -38,7 +33,7 @@ class Toolchain:
     """A logical toolchain as one runtime provides it.
 
     Attributes:
-        name: ``node``, ``go`` or ``rust`` (a key of :data:`TOOLCHAIN_PLACEHOLDERS`).
+        name: The :class:`ToolchainSpec` it resolves.
         placeholders: Value of each of its placeholders (``{rustc}`` -> a path).
         identity: What distinguishes its artefacts from those of another toolchain
             (versions, an image id): build caches key on it.
@@ -54,20 +49,75 @@ class Toolchain:
 
 
 @dataclass(frozen=True)
+class ImageRecipe:
+    """How the Docker runtime's images install a toolchain (Debian bookworm packages).
+
+    ``verifiers images build`` makes one image per family (``FROM`` the base image with the
+    agent's Python) and an all-in-one image holding every family.
+
+    Attributes:
+        family: The image's name (``verifiers/<family>``); toolchains of one family share it.
+        packages: Debian package -> pinned version, installed with ``apt-get``.
+        run: Shell commands run as root after the install (``set -eux``), in a directory
+            holding ``files``: warming caches, building vendored libraries. The host's CA
+            bundle, when there is one, is at ``$VERIFIERS_BUILD_CA``.
+        files: Files the commands use (name -> content).
+        keep: Directories the all-in-one image copies from this family's image.
+        labels: Placeholder -> its path inside the image (``{"{go}": "/usr/bin/go"}``).
+    """
+
+    family: str
+    packages: Mapping[str, str]
+    labels: Mapping[str, str]
+    run: str = ""
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    keep: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolchainSpec:
+    """A logical toolchain as a language declares it.
+
+    Attributes:
+        name: ``node``, ``go``, ``rust``, ``cc``...; unique among the registered languages.
+        placeholders: What its steps write (``{go}``, ``{go_cache}``).
+        host: Resolves it on this host (the local runtime): the main binary's path, or
+            None to search ``PATH``. Raises :class:`~verifiers.errors.RuntimeUnavailableError`
+            saying what to install.
+        image: How the Docker images install it.
+        setup: Builds what it needs once, with the network, at set-up time (vendored
+            libraries, warm caches); returns one line saying what it built.
+    """
+
+    name: str
+    placeholders: tuple[str, ...]
+    host: Callable[[str | None], Toolchain]
+    image: ImageRecipe | None = None
+    setup: Callable[[], str] | None = None
+
+
+@dataclass(frozen=True)
 class Step:
     """One process to run.
 
     Attributes:
         argv: Command line (``exec``) or arguments passed to the function (``call``).
         limits: Resource limits of this run.
-        kind: ``exec`` runs a program; ``call`` forks the sandbox's already
-            running Python interpreter and calls ``function`` of the Python file
-            ``module`` in the child, with ``argv`` as its argument.
+        kind: ``exec`` runs a program; ``call`` forks an already running Python
+            interpreter and calls ``function`` of the Python file ``module`` in the
+            child, with ``argv`` as its argument (a program's call runs in a process that
+            never held a judge's data; a judge's, in the supervisor's).
         module: Path of the Python file for ``call`` steps.
         function: Function name for ``call`` steps.
         stdin: Bytes on the process's standard input.
         env: Extra environment variables (the sandbox's base environment is minimal).
         cwd: Working directory (default: the work directory).
+        judge: Trusted test code run at the same time, in a process of its own that the
+            program cannot read, write, signal or trace: the program's descriptors 5
+            (in) and 6 (out) are a call channel to the judge's 6 and 5, and the judge's
+            verdict comes back on its descriptor 3 (:attr:`ProcessResult.verdict`). The
+            run ends when the judge does. A judge's ``call`` entries and data are the
+            program's ``judge_entries`` and ``judge_files``.
     """
 
     argv: tuple[str, ...]
@@ -78,6 +128,7 @@ class Step:
     stdin: bytes = b""
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    judge: Step | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +151,12 @@ class ProcessResult:
             ``channel``), or None.
         exec_error: The sandbox could not start the program (for example, the
             executable is missing).
+        stderr_bytes: How much the program wrote to stderr (``stderr`` keeps its head and
+            tail).
+        verdict: What the step's judge wrote on its descriptor 3 (empty without a judge).
+        judge_stderr: The end of what the judge printed.
+        judge_exit_code: The judge's exit status, or None (no judge, or a signal).
+        judge_signal: The signal that ended the judge, or None.
     """
 
     exit_code: int | None
@@ -116,6 +173,11 @@ class ProcessResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     exec_error: str | None = None
+    stderr_bytes: int = 0
+    verdict: bytes = b""
+    judge_stderr: bytes = b""
+    judge_exit_code: int | None = None
+    judge_signal: int | None = None
 
 
 @dataclass(frozen=True)
@@ -146,12 +208,18 @@ class Program:
             toolchain); equal keys give interchangeable artefacts.
         artefacts: Work files the build produces that tests need; with a build key they
             are cached, and a later program with the same key skips its build.
-        prepare: ``call`` steps the sandbox agent runs in its own process after the
-            preload and before the tests (no fork, no limits, output discarded), so that
-            forked tests share their work. Only for trusted set-up that never reads the
-            candidate's code, such as compiling the tests; failures are ignored.
-        toolchains: Logical toolchains the steps use through their placeholders
-            (``node``, ``go``, ``rust``); the runtime resolves them.
+        prepare: ``call`` steps run once, after the preload and before the tests, in the
+            process that forks the program's ``call`` steps (no fork, no limits, output
+            discarded), so that forked tests share their work: compiling the program, say
+            (compiling runs none of it). Failures are ignored (each test meets them).
+        judge_files: Files only judges see, by name (tests, expected values): kept in the
+            supervisor's memory, never in the program's file system or processes.
+        judge_entries: Python files loaded once for judges' ``call`` steps.
+        judge_modules: Modules imported once for judges (the tests' imports).
+        judge_prepare: Like ``prepare``, for judges (compiling the tests), run where judges
+            are forked.
+        toolchains: Logical toolchains the steps use through their placeholders; the
+            runtime resolves them.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
             through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
             before the disk. Such a program needs nothing written into the sandbox,
@@ -170,7 +238,11 @@ class Program:
     artefacts: tuple[str, ...] = ()
     prepare: tuple[Step, ...] = ()
     files_in_memory: bool = False
-    toolchains: tuple[str, ...] = ()
+    toolchains: tuple[ToolchainSpec, ...] = ()
+    judge_files: Mapping[str, bytes] = field(default_factory=dict)
+    judge_entries: tuple[str, ...] = ()
+    judge_modules: tuple[str, ...] = ()
+    judge_prepare: tuple[Step, ...] = ()
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue
@@ -17,8 +17,8 @@ from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.results import Result, Status
 from verifiers.specs import CompareOptions, TestSpec
 
-if TYPE_CHECKING:
-    from verifiers.engine import Job
+#: The jobs a delegating runtime receives (:class:`verifiers.core.Job`).
+JobT_contra = TypeVar("JobT_contra", contravariant=True)
 
 
 @dataclass(frozen=True)
@@ -71,23 +71,24 @@ class Runtime(Protocol):
 
 
 @runtime_checkable
-class DelegatingRuntime(Protocol):
+class DelegatingRuntime(Protocol[JobT_contra]):
     """A runtime that verifies whole jobs somewhere else (a verification service).
 
-    It has no sessions of its own: the engine hands it validated jobs, ``batch_size`` at a
-    time, and it returns one :class:`~verifiers.Result` per job. Faults of the machinery
-    (the service is down, answers garbage, times out) are ``sandbox_error`` results, never
-    exceptions. :class:`~verifiers.runtimes.RemoteRuntime` is one.
+    It has no sessions of its own: the engine hands it validated jobs
+    (:class:`verifiers.core.Job`), ``batch_size`` at a time, and it returns one
+    :class:`~verifiers.Result` per job. Faults of the machinery (the service is down,
+    answers garbage, times out) are ``sandbox_error`` results, never exceptions.
+    :class:`~verifiers.runtimes.RemoteRuntime` is one.
     """
 
     name: str
     batch_size: int
 
-    def validate_job(self, job: Job) -> None:
+    def validate_job(self, job: JobT_contra) -> None:
         """Raise :class:`~verifiers.SpecError` if the job cannot be sent (before anything runs)."""
         ...
 
-    async def verify_jobs(self, jobs: Sequence[Job]) -> list[Result]:
+    async def verify_jobs(self, jobs: Sequence[JobT_contra]) -> list[Result]:
         """One result per job, in order; never raises for an infrastructure fault."""
         ...
 

@@ -5,25 +5,20 @@ GRPO run that sees a completion again, or an evaluation re-run after a crash. Re
 in memory (least recently used first out, bounded) and, with ``path``, in a SQLite file
 that several processes may share.
 
-What the key covers: the SDK version, the language and its toolchain (the interpreter or
-compiler version), the runtime, the completion, the tests and every option (policy,
-limits, comparison, test selection). Infrastructure faults (``sandbox_error``) are never
-cached: the next call tries again.
+The cache stores results under keys it is given; what a key covers is the job's to say
+(:meth:`verifiers.core.Job.result_key`: the SDK version, the language and its toolchain,
+the runtime, the completion, the tests and every option). Infrastructure faults
+(``sandbox_error``) are never cached: the next call tries again.
 """
 
 from __future__ import annotations
 
 import collections
-import hashlib
 import os
 import sqlite3
 import threading
-from typing import TYPE_CHECKING
 
 from verifiers.results import Result, Status
-
-if TYPE_CHECKING:
-    from verifiers.engine import Job
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, result TEXT NOT NULL)"
 
@@ -49,7 +44,6 @@ class ResultCache:
         self.misses = 0
         self._memory: collections.OrderedDict[str, Result] = collections.OrderedDict()
         self._lock = threading.Lock()
-        self._toolchains: dict[str, str] = {}
         self._db: sqlite3.Connection | None = None
         if self.path is not None:
             try:
@@ -69,48 +63,6 @@ class ResultCache:
             f"ResultCache(entries={len(self)}, path={self.path!r}, "
             f"hits={self.hits}, misses={self.misses})"
         )
-
-    def key(self, job: Job) -> str:
-        """The content hash of a job's result."""
-        from verifiers import __version__
-        from verifiers.languages.base import spec_key
-
-        language = job.verifier.language
-        h = hashlib.sha256()
-        for part in (
-            __version__,
-            language.name,
-            self._toolchain(job),
-            self._runtime(job),
-            job.completion,
-            spec_key(job.spec),
-            repr(job.options),
-        ):
-            h.update(part.encode("utf-8", errors="surrogatepass"))
-            h.update(b"\0")
-        return h.hexdigest()
-
-    @staticmethod
-    def _runtime(job: Job) -> str:
-        """The runtime's name, and what else its results depend on when it says (an image)."""
-        runtime = job.verifier.runtime
-        identity = getattr(runtime, "cache_identity", None)
-        if not callable(identity):
-            return str(runtime.name)
-        try:
-            return f"{runtime.name} {identity()}"
-        except Exception as err:  # an unusable runtime fails its verifications anyway
-            return f"{runtime.name} unavailable: {err}"
-
-    def _toolchain(self, job: Job) -> str:
-        name = job.verifier.language.name
-        if name not in self._toolchains:
-            probe = getattr(job.verifier.language, "toolchain", None)
-            try:
-                self._toolchains[name] = str(probe()) if callable(probe) else ""
-            except Exception as err:  # an unusable toolchain fails its verifications anyway
-                self._toolchains[name] = f"unavailable: {err}"
-        return self._toolchains[name]
 
     def get(self, key: str) -> Result | None:
         """The cached result, marked ``cached``, or None."""

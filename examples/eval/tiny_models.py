@@ -13,7 +13,6 @@ Usage: ``.venv/bin/python examples/eval/tiny_models.py OUT_DIR [--memorize 3]``;
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,22 +23,16 @@ CHAT_TEMPLATE = (
 SPECIALS = ["<|pad|>", "<|im_start|>", "<|im_end|>"]
 
 
-def _datasets() -> Path:
-    env = os.environ.get("VERIFIERS_SHARED_DATASETS")
-    return Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "datasets"
-
-
 def mbpp_pairs(count: int) -> tuple[list[Any], list[str]]:
-    """The first MBPP problems (as ``verifiers eval`` sees them) and their references."""
-    import gzip
-    import json
+    """The first MBPP problems (as ``verifiers eval`` sees them) and their references.
 
+    MBPP is the shared copy when present, else the bundled sample, as for ``verifiers eval``.
+    """
     from verifiers.eval.problems import load_problems
+    from verifiers.testing.datasets import dataset
 
-    problems = load_problems("mbpp", _datasets(), limit=count)
-    path = next((_datasets() / "mbpp_sanitized").glob("*.jsonl.gz"))
-    with gzip.open(path, "rt") as f:
-        codes = [json.loads(line)["code"] for line in f][:count]
+    problems = load_problems("mbpp", limit=count)
+    codes = [row["code"] for row in dataset("mbpp_sanitized").rows()][:count]
     return problems, [f"```python\n{code.strip()}\n```" for code in codes]
 
 

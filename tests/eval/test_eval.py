@@ -29,7 +29,7 @@ from verifiers.eval.backends import Sampling, make_backend
 from verifiers.eval.problems import load_problems
 from verifiers.eval.runner import evaluate, read_rows, summarize
 
-from ..conftest import SHARED, need
+from ..conftest import need
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = REPO / "examples" / "eval" / "tiny_models.py"
@@ -45,10 +45,9 @@ def _tiny() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory: pytest.TempPathFactory, datasets: Path) -> dict[str, Path]:
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     need(importlib.util.find_spec("torch") is not None, "torch is not installed")
     need(importlib.util.find_spec("transformers") is not None, "transformers is not installed")
-    os.environ["VERIFIERS_SHARED_DATASETS"] = str(datasets)
     out = tmp_path_factory.mktemp("tiny")
     base, trained = _tiny().build(out)
     return {"base": base, "trained": trained, "dir": out}
@@ -59,7 +58,6 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
-        "VERIFIERS_SHARED_DATASETS": str(SHARED),
     }
     return subprocess.run(
         [sys.executable, "-m", "verifiers.cli", *args],
@@ -257,7 +255,7 @@ def test_report_renders_in_headless_chromium(runs: dict[str, Path], tmp_path: Pa
     assert shot.stat().st_size > 20_000
 
 
-def test_malformed_options_are_clear_errors(tmp_path: Path, datasets: Path) -> None:
+def test_malformed_options_are_clear_errors(tmp_path: Path) -> None:
     def bad(*args: str) -> subprocess.CompletedProcess[str]:
         return _cli("eval", "--model", "x", *args, cwd=tmp_path)
 

@@ -12,8 +12,8 @@ import pytest
 import verifiers.integrations.verl as reward
 from verifiers.integrations import data
 from verifiers.runtimes import LocalRuntime
+from verifiers.testing.datasets import dataset
 
-from ..conftest import load_jsonl
 from .conftest import require
 
 SHARED_SOURCES = [
@@ -28,8 +28,8 @@ SHARED_SOURCES = [
 
 
 @pytest.mark.parametrize("source", SHARED_SOURCES)
-def test_every_shared_source_prepares(datasets: Path, tmp_path: Path, source: str) -> None:
-    rows = data.load_source(source, datasets)
+def test_every_shared_source_prepares(tmp_path: Path, source: str) -> None:
+    rows = data.load_source(source)
     kept, too_long = data.select(rows, token_budget=4096, limit=5, seed=1)
     out = tmp_path / f"{source}.parquet"
     data.write_parquet(kept, out)
@@ -44,17 +44,15 @@ def test_every_shared_source_prepares(datasets: Path, tmp_path: Path, source: st
     assert [r["extra_info"]["index"] for r in again] == [r["extra_info"]["index"] for r in kept]
 
 
-def test_prepared_ground_truths_accept_the_references(
-    datasets: Path, runtime: LocalRuntime
-) -> None:
+def test_prepared_ground_truths_accept_the_references(runtime: LocalRuntime) -> None:
     checks = []
-    for r in load_jsonl(datasets / "humaneval" / "humaneval.jsonl.gz")[:3]:
+    for r in dataset("humaneval").rows()[:3]:
         checks.append(("humaneval", r["prompt"] + r["canonical_solution"]))
-    for r in load_jsonl(datasets / "mbpp_sanitized" / "mbpp_sanitized.jsonl.gz")[:3]:
+    for r in dataset("mbpp_sanitized").rows()[:3]:
         checks.append(("mbpp", r["code"]))
-    for r in load_jsonl(datasets / "spider_dev" / "spider_dev.jsonl.gz")[:3]:
+    for r in dataset("spider_dev").rows()[:3]:
         checks.append(("spider", r["query"]))
-    prepared = {s: data.load_source(s, datasets) for s in ("humaneval", "mbpp", "spider")}
+    prepared = {s: data.load_source(s) for s in ("humaneval", "mbpp", "spider")}
     counters = {"humaneval": 0, "mbpp": 0, "spider": 0}
     sources, answers, truths, infos = [], [], [], []
     for source, answer in checks:
@@ -154,12 +152,12 @@ def test_token_budget_with_a_tokenizer(tmp_path: Path, tokenizer: Any) -> None:
     assert len(kept) == 1 and dropped == 1
 
 
-def test_verl_reads_the_prepared_parquet(datasets: Path, tmp_path: Path, tokenizer: Any) -> None:
+def test_verl_reads_the_prepared_parquet(tmp_path: Path, tokenizer: Any) -> None:
     require("verl", "omegaconf")
     from omegaconf import OmegaConf
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
-    kept, _ = data.select(data.load_source("mbpp", datasets), token_budget=4096, limit=4)
+    kept, _ = data.select(data.load_source("mbpp"), token_budget=4096, limit=4)
     path = tmp_path / "mbpp.parquet"
     data.write_parquet(kept, path)
     config = OmegaConf.create(
@@ -177,9 +175,9 @@ def test_verl_reads_the_prepared_parquet(datasets: Path, tmp_path: Path, tokeniz
     assert json.loads(item["reward_model"]["ground_truth"])["test_list"]
 
 
-def test_decontamination(datasets: Path) -> None:
-    evaluation = data.load_source("humaneval", datasets)[:20]
-    train = data.load_source("mbpp", datasets)[:30]
+def test_decontamination() -> None:
+    evaluation = data.load_source("humaneval")[:20]
+    train = data.load_source("mbpp")[:30]
     assert data.decontaminate(train, evaluation) == []
     leaked = dict(train[5])
     leaked["prompt"] = [
@@ -187,5 +185,5 @@ def test_decontamination(datasets: Path) -> None:
         {"role": "user", "content": evaluation[7]["prompt"][1]["content"]},
     ]
     found = data.decontaminate([*train, leaked], evaluation)
-    assert [(o.train_index, o.eval_index) for o in found] == [(30, 7)]
+    assert [(o.train_index, o.eval_index) for o in found] == [(len(train), 7)]
     assert found[0].share == 1.0

@@ -7,11 +7,12 @@ import pytest
 import verifiers
 from verifiers import registry
 from verifiers.runtimes import LocalRuntime
-from verifiers.testing.cases import CASE_KINDS, CASE_TABLES, TABLE_KINDS, Case, missing_kinds
+from verifiers.testing.cases import Case, case_tables, missing_kinds, table_kinds
 
 from ..conftest import need
 
-CASES = [(lang, case) for lang, table in CASE_TABLES.items() for case in table]
+TABLES = case_tables()
+CASES = [(lang, case) for lang, table in TABLES.items() for case in table]
 
 
 def toolchain_ready(language: str) -> None:
@@ -24,13 +25,14 @@ def toolchain_ready(language: str) -> None:
         need(False, f"{language} toolchain unavailable: {err}")
 
 
-@pytest.mark.parametrize("language", sorted(CASE_TABLES))
+@pytest.mark.parametrize("language", sorted(TABLES))
 def test_table_covers_every_kind(language: str) -> None:
-    assert not missing_kinds(CASE_TABLES[language], TABLE_KINDS.get(language, CASE_KINDS))
+    assert not missing_kinds(TABLES[language], table_kinds()[language])
 
 
 def test_every_registered_language_has_a_table() -> None:
-    assert set(registry.language_names()) <= set(CASE_TABLES)
+    assert set(registry.language_names()) == set(TABLES)
+    assert all(TABLES.values())
 
 
 @pytest.mark.parametrize(

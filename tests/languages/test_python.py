@@ -10,14 +10,18 @@ import verifiers
 from verifiers import Limits, SpecError, Status
 from verifiers.languages.python import PythonLanguage
 from verifiers.runtimes import LocalRuntime
-from verifiers.testing.cases import PYTHON_CASES, Case
+from verifiers.testing.cases import Case, case_tables
 
 ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
 
 
 @pytest.mark.parametrize(
     "case",
-    [c for c in PYTHON_CASES if c.kind in ("ok", "wrong_answer", "runtime_error", "early_exit")],
+    [
+        c
+        for c in case_tables()["python"]
+        if c.kind in ("ok", "wrong_answer", "runtime_error", "early_exit")
+    ],
     ids=lambda c: f"{c.kind}:{c.name}",
 )
 def test_interpreter_per_test_mode_agrees(runtime: LocalRuntime, case: Case) -> None:

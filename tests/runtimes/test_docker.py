@@ -18,20 +18,20 @@ import pytest
 import verifiers
 from verifiers import Status
 from verifiers.api import prepare_jobs
+from verifiers.core import CodeVerifier
 from verifiers.images import DEFAULT_IMAGE
-from verifiers.languages.base import CodeVerifier
 from verifiers.languages.rust import RustLanguage
 from verifiers.limits import Limits
 from verifiers.runtimes import DockerRuntime, LocalRuntime
 from verifiers.runtimes.docker import OWNER_LABEL
-from verifiers.testing.cases import CASE_TABLES, Case
+from verifiers.testing.cases import Case, case_tables
 from verifiers.testing.conformance import RUNTIME_CHECKS, Check
 from verifiers.testing.hostile import HOSTILE, Hostile
 
 from ..conftest import need
 from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
 
-CASES = [(lang, case) for lang, table in CASE_TABLES.items() for case in table]
+CASES = [(lang, case) for lang, table in case_tables().items() for case in table]
 # The whole battery in Python and JavaScript; in Go and Rust (which compile every attack
 # first) the attacks the Docker issue names, to keep this file within a few minutes.
 CORE_ATTACKS = ("fork_bomb", "heap_bomb", "disk_fill", "network_local", "daemon")

@@ -33,7 +33,8 @@ CLEAN_TESTS = {
         "assert add(1, 2) == 3",
         "assert not [p for p in ('/tmp/left', '/sandbox/left', '/dev/shm/left', '/tmp/deep')"
         " if os.path.exists(p)]",
-        "assert [p for p in os.listdir('/proc') if p.isdigit() and p != '1'] == [str(os.getpid())]",
+        # The tests run in the judge: the supervisor, the zygote, the program and the judge.
+        "assert len([p for p in os.listdir('/proc') if p.isdigit()]) == 4",
     ],
 }
 

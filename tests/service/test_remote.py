@@ -13,17 +13,15 @@ import verifiers
 from verifiers import SpecError, Status, registry
 from verifiers.runtimes import LocalRuntime, RemoteRuntime
 from verifiers.scoring import Tally
+from verifiers.testing.datasets import dataset
 
-from ..conftest import load_jsonl
 from .conftest import Server, free_port
 from .test_service import humaneval_items
 
 
-def test_remote_verdicts_equal_local_ones(
-    server: Server, runtime: LocalRuntime, datasets: Path
-) -> None:
-    items = humaneval_items(datasets, 5)
-    rows = load_jsonl(datasets / "kattis_examples" / "kattis_examples.jsonl.gz")
+def test_remote_verdicts_equal_local_ones(server: Server, runtime: LocalRuntime) -> None:
+    items = humaneval_items(5)
+    rows = dataset("kattis_examples").rows()
     for row in rows:
         if row["submission"] in ("js.py", "sol.py", "different.go"):
             tests = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +12,9 @@ import pytest
 import verifiers
 from verifiers import Status
 from verifiers.runtimes import LocalRuntime
+from verifiers.testing.datasets import dataset
 
-from ..conftest import load_jsonl, need
+from ..conftest import need
 from .conftest import Server, post
 
 
@@ -25,8 +25,8 @@ def _import(module: str, extra: str) -> Any:
         need(False, f"{module} is not installed (pip install 'verifiers-sdk[{extra}]'): {err}")
 
 
-def kattis(datasets: Path, *submissions: str) -> list[dict[str, Any]]:
-    rows = load_jsonl(datasets / "kattis_examples" / "kattis_examples.jsonl.gz")
+def kattis(*submissions: str) -> list[dict[str, Any]]:
+    rows = dataset("kattis_examples").rows()
     by_name = {r["submission"]: r for r in rows}
     return [by_name[name] for name in submissions]
 
@@ -41,12 +41,10 @@ def stdio(row: dict[str, Any]) -> dict[str, list[str]]:
 # --- veRL --------------------------------------------------------------------------------------
 
 
-def test_verl_compute_score_equals_local_pass_rate(
-    server: Server, runtime: LocalRuntime, datasets: Path
-) -> None:
+def test_verl_compute_score_equals_local_pass_rate(server: Server, runtime: LocalRuntime) -> None:
     """veRL's reward (Python, one /run_code per test) against our partial credit."""
     sandbox_fusion = _import("verl.utils.reward_score.sandbox_fusion", "integrations")
-    for row in kattis(datasets, "js.py", "sol.py"):  # oddecho: accepted, and 9 of 18
+    for row in kattis("js.py", "sol.py"):  # oddecho: accepted, and 9 of 18
         tests = stdio(row)
         score, metadata = sandbox_fusion.compute_score(
             sandbox_fusion_url=f"{server.url}/run_code",
@@ -76,13 +74,12 @@ def test_verl_compute_score_equals_local_pass_rate(
 def test_verl_check_correctness_in_compiled_and_other_languages(
     server: Server,
     runtime: LocalRuntime,
-    datasets: Path,
     submission: str,
     language: str,
     ours: str,
 ) -> None:
     utils = _import("verl.utils.reward_score.sandbox_fusion.utils", "integrations")
-    [row] = kattis(datasets, submission)
+    [row] = kattis(submission)
     tests = stdio(row)
     results, metadata = utils.check_correctness(
         sandbox_fusion_url=f"{server.url}/run_code",
@@ -109,11 +106,11 @@ def test_verl_check_correctness_in_compiled_and_other_languages(
 
 
 def test_verl_assert_cases_on_humaneval_equal_local_verdicts(
-    server: Server, runtime: LocalRuntime, datasets: Path
+    server: Server, runtime: LocalRuntime
 ) -> None:
     """veRL's assert_case mode: the program is the solution plus the test code."""
     sandbox_fusion = _import("verl.utils.reward_score.sandbox_fusion", "integrations")
-    rows = load_jsonl(datasets / "humaneval" / "humaneval.jsonl.gz")[:5]
+    rows = dataset("humaneval").rows()[:5]
     for row in rows:
         tests = {"test": row["test"], "entry_point": row["entry_point"]}
         check = f"{row['test']}\ncheck({row['entry_point']})\n"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,17 +12,17 @@ import pytest
 import verifiers
 from verifiers import Result, Status
 from verifiers.runtimes import LocalRuntime, RemoteRuntime
+from verifiers.testing.datasets import dataset
 
-from ..conftest import load_jsonl
 from .conftest import Server, post
 
 ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
 
 
-def humaneval_items(datasets: Path, count: int) -> list[dict[str, Any]]:
+def humaneval_items(count: int) -> list[dict[str, Any]]:
     """Canonical solutions and a broken variant (wrong answer) of the first problems."""
     items = []
-    for row in load_jsonl(datasets / "humaneval" / "humaneval.jsonl.gz")[:count]:
+    for row in dataset("humaneval").rows()[:count]:
         tests = {"test": row["test"], "entry_point": row["entry_point"]}
         right = row["prompt"] + row["canonical_solution"]
         wrong = row["prompt"] + "    return None\n"
@@ -45,9 +44,9 @@ def test_score_returns_the_result_json(server: Server, runtime: LocalRuntime) ->
 
 
 def test_score_batch_matches_local_verification_in_order(
-    server: Server, runtime: LocalRuntime, datasets: Path
+    server: Server, runtime: LocalRuntime
 ) -> None:
-    items = humaneval_items(datasets, 6)
+    items = humaneval_items(6)
     items.append(items[0])  # a duplicate gets the same verdict
     response = post(server, "/score_batch", {"items": items, "limits": {"timeout_s": 5}})
     assert response.status_code == 200, response.text

@@ -93,20 +93,27 @@ def register(app: typer.Typer) -> None:
         ] = None,
         timeout: Annotated[float | None, typer.Option(help="Per-test time limit (s).")] = None,
         datasets: Annotated[
-            Path | None, typer.Option(help="The shared datasets directory.")
+            Path | None,
+            typer.Option(
+                help="The shared datasets directory (default: $VERIFIERS_SHARED_DATASETS, "
+                "else ../shared/datasets, else the bundled sample)."
+            ),
         ] = None,
     ) -> None:
         """Generate completions with a model, verify them, print pass@k and the breakdown."""
         from rich.progress import Progress
 
         from verifiers.eval.backends import Sampling, make_backend
-        from verifiers.eval.problems import load_problems
+        from verifiers.eval.problems import DATASETS, load_problems
         from verifiers.eval.runner import evaluate
+        from verifiers.integrations.data import source_dataset
 
         try:
             ks = _ks(k)
             if ks[-1] > n:
                 raise SpecError("k", f"pass@{ks[-1]} needs at least {ks[-1]} samples (--n {n})")
+            if datasets is None and dataset in DATASETS:
+                console.print(f"reading {source_dataset(dataset)}")
             problems = load_problems(dataset, datasets, limit)
             template = chat_template.read_text() if chat_template else None
             engine = make_backend(

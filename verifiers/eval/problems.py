@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import gzip
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from verifiers.errors import SpecError
 from verifiers.integrations.data import SOURCES
+from verifiers.rows import read_rows
 
 #: Benchmarks known by name: the shared ones ``verifiers data prepare`` reads.
 DATASETS = tuple(s for s in SOURCES if s != "eurus")
@@ -26,12 +25,6 @@ class Problem:
     messages: list[dict[str, str]]
     tests: Any
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def default_datasets_dir() -> Path:
-    """``VERIFIERS_SHARED_DATASETS``, else ``../shared/datasets`` from the working directory."""
-    env = os.environ.get("VERIFIERS_SHARED_DATASETS")
-    return Path(env) if env else Path.cwd().parent / "shared" / "datasets"
 
 
 def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Problem:
@@ -69,13 +62,7 @@ def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Prob
 def _read_file(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise SpecError("dataset", f"{path} is neither a known dataset nor a file")
-    if path.suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.read_table(path).to_pylist())
-    opener: Any = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    return read_rows(path)
 
 
 def load_problems(
@@ -84,8 +71,10 @@ def load_problems(
     """The problems of a named benchmark, or of a JSONL(.gz)/parquet file.
 
     Named benchmarks use the prompts of ``verifiers data prepare`` (the same ones training
-    data gets). A file holds rows in veRL's layout or plain rows with ``prompt``,
-    ``tests``, ``language`` and optionally ``task_id``.
+    data gets), read from ``datasets_dir`` (laid out like ``../shared/datasets``), by
+    default from where ``verifiers.integrations.data.source_dataset`` finds them. A file
+    holds rows in veRL's layout or plain rows with ``prompt``, ``tests``, ``language`` and
+    optionally ``task_id``.
 
     Raises:
         SpecError: Unknown dataset, missing file or a malformed row (named).
@@ -95,7 +84,7 @@ def load_problems(
     if limit is not None and limit < 1:
         raise SpecError("limit", f"expected a positive number of problems, got {limit}")
     if dataset in DATASETS:
-        rows = data.load_source(dataset, datasets_dir or default_datasets_dir())
+        rows = data.load_source(dataset, datasets_dir)
         name = dataset
     else:
         path = Path(dataset)
@@ -107,4 +96,4 @@ def load_problems(
     return problems[:limit] if limit else problems
 
 
-__all__ = ["DATASETS", "Problem", "default_datasets_dir", "load_problems"]
+__all__ = ["DATASETS", "Problem", "load_problems"]

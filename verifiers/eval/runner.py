@@ -23,6 +23,7 @@ from verifiers.eval.backends import Backend, Sampling, template_id
 from verifiers.eval.passk import pass_at_ks
 from verifiers.eval.problems import Problem
 from verifiers.results import Result
+from verifiers.rows import read_rows
 
 #: Failure categories of the breakdown, by status.
 CATEGORIES: dict[str, str] = {
@@ -101,12 +102,6 @@ def summarize(rows: Iterable[Mapping[str, Any]], ks: Sequence[int]) -> list[Grou
             )
         )
     return groups
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of an eval output file."""
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 @dataclass(frozen=True)

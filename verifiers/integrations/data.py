@@ -5,22 +5,24 @@ Every row follows veRL's RL dataset layout: ``data_source``, ``prompt`` (chat me
 ``style = "rule"``) and ``extra_info`` (``split``, ``index``, ``language``, ``task_id``).
 Sources: the code subset of Eurus-2-RL-Data (a local file with its schema), and HumanEval,
 MBPP, HumanEval-X (JavaScript, Go, Rust), Spider and StructuredRegex from a directory laid out
-like ``../shared/datasets``.
+like ``../shared/datasets``, by default from wherever ``verifiers.testing.datasets`` resolves
+each set (the full shared copy when present, else the bundled sample).
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verifiers.errors import SpecError
+from verifiers.rows import read_rows
+from verifiers.testing.datasets import Dataset, dataset
 
 SYSTEM = (
     "You are an expert programmer. Think about the task, then answer with exactly one "
@@ -42,6 +44,16 @@ SOURCES = (
     "spider",
     "structured-regex",
 )
+#: The set (directory of the shared datasets) each source other than ``eurus`` reads.
+SOURCE_SETS = {
+    "humaneval": "humaneval",
+    "mbpp": "mbpp_sanitized",
+    "humaneval-x-js": "humaneval_x",
+    "humaneval-x-go": "humaneval_x",
+    "humaneval-x-rust": "humaneval_x",
+    "spider": "spider_dev",
+    "structured-regex": "structured_regex",
+}
 
 
 def _chat(user: str) -> list[dict[str, str]]:
@@ -67,12 +79,6 @@ def _row(
     }
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    opener: Callable[..., Any] = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def _one(directory: Path, name: str) -> Path:
     found = sorted((directory / name).glob("*.jsonl.gz"))
     if not found:
@@ -86,7 +92,7 @@ def _one(directory: Path, name: str) -> Path:
 def humaneval(directory: Path) -> list[dict[str, Any]]:
     """HumanEval: complete a function; tests are its ``check``."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "humaneval"))):
+    for n, r in enumerate(read_rows(_one(directory, "humaneval"))):
         user = (
             f"Complete the following Python function.\n\n```python\n{r['prompt']}```\n\n"
             "Answer with the whole function in one ```python code block."
@@ -99,7 +105,7 @@ def humaneval(directory: Path) -> list[dict[str, Any]]:
 def mbpp(directory: Path) -> list[dict[str, Any]]:
     """MBPP (sanitized): the task and its first assert; every assert is a test."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "mbpp_sanitized"))):
+    for n, r in enumerate(read_rows(_one(directory, "mbpp_sanitized"))):
         user = (
             f"{r['prompt']}\nYour code should pass this test:\n{r['test_list'][0]}\n\n"
             "Answer with one ```python code block."
@@ -117,7 +123,7 @@ def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
     language, label = _X[short]
     path = directory / "humaneval_x" / f"humaneval_x_{short}.jsonl.gz"
     rows = []
-    for n, r in enumerate(_jsonl(path)):
+    for n, r in enumerate(read_rows(path)):
         head = r["declaration"] if short == "rust" else r["prompt"]
         fence = {"javascript": "javascript", "go": "go", "rust": "rust"}[language]
         user = (
@@ -144,7 +150,7 @@ def spider(directory: Path) -> list[dict[str, Any]]:
     base = directory / "spider_dev"
     schemas: dict[str, str] = {}
     rows = []
-    for n, r in enumerate(_jsonl(base / "spider_dev.jsonl.gz")):
+    for n, r in enumerate(read_rows(base / "spider_dev.jsonl.gz")):
         db = (base / "database" / r["db_id"] / f"{r['db_id']}.sqlite").resolve()
         if r["db_id"] not in schemas:
             schemas[r["db_id"]] = _schema(db)
@@ -165,7 +171,7 @@ def spider(directory: Path) -> list[dict[str, Any]]:
 def structured_regex(directory: Path) -> list[dict[str, Any]]:
     """StructuredRegex: the description; its example strings are the tests (verified gold only)."""
     rows = []
-    for n, r in enumerate(_jsonl(_one(directory, "structured_regex"))):
+    for n, r in enumerate(read_rows(_one(directory, "structured_regex"))):
         if not r.get("regex_python_verified"):
             continue
         user = (
@@ -192,13 +198,7 @@ def eurus(path: Path) -> list[dict[str, Any]]:
     The reasoning system template is dropped; the prompt becomes our system message and a
     user message asking for one stdin/stdout program in a code block.
     """
-    records: Iterable[Mapping[str, Any]]
-    if path.suffix in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        records = pq.read_table(path).to_pylist()
-    else:
-        records = _jsonl(path)
+    records = read_rows(path)
     rows = []
     for n, r in enumerate(records):
         if r.get("ability") != "code":
@@ -243,16 +243,33 @@ def prompt_tokens(row: Mapping[str, Any], tokenizer: Any = None) -> int:
     return len(tokenizer("\n".join(m["content"] for m in messages))["input_ids"])
 
 
+def source_dataset(source: str) -> Dataset:
+    """Where a source other than ``eurus`` is read by default (the shared copy, else bundled).
+
+    Raises:
+        SpecError: ``source`` is not one of :data:`SOURCE_SETS`.
+    """
+    if source not in SOURCE_SETS:
+        known = ", ".join(SOURCE_SETS)
+        raise SpecError("source", f"{source!r} is not read from the datasets; known: {known}")
+    return dataset(SOURCE_SETS[source])
+
+
 def load_source(
     source: str, datasets: Path | None = None, path: Path | None = None
 ) -> list[dict[str, Any]]:
-    """Rows of one source (``path`` for ``eurus``, ``datasets`` for the shared ones)."""
+    """Rows of one source.
+
+    Args:
+        source: One of :data:`SOURCES`.
+        datasets: For the sources other than ``eurus``, a directory laid out like
+            ``../shared/datasets``; by default :func:`source_dataset`'s.
+        path: For ``eurus``, the Eurus-2-RL-Data file.
+    """
     if source == "eurus":
         if path is None:
             raise SpecError("path", "the eurus source needs the path of an Eurus-2-RL-Data file")
         return eurus(path)
-    if datasets is None:
-        raise SpecError("datasets", f"the {source} source needs the shared datasets directory")
     loaders: dict[str, Callable[[Path], list[dict[str, Any]]]] = {
         "humaneval": humaneval,
         "mbpp": mbpp,
@@ -264,7 +281,7 @@ def load_source(
     }
     if source not in loaders:
         raise SpecError("source", f"unknown source {source!r}; known: {', '.join(SOURCES)}")
-    return loaders[source](datasets)
+    return loaders[source](datasets or source_dataset(source).root)
 
 
 def select(

@@ -24,7 +24,7 @@ from typing import Any
 
 from verifiers._async import run_sync
 from verifiers.api import prepare_jobs
-from verifiers.engine import Job
+from verifiers.core import Job
 from verifiers.errors import SpecError
 from verifiers.executors import ExecutorArg, resolve_executor
 from verifiers.results import Result, Status

@@ -40,7 +40,7 @@ from typing import Any
 
 from verifiers._async import on_engine, run_sync
 from verifiers.api import prepare_jobs
-from verifiers.engine import Job
+from verifiers.core import Job
 from verifiers.errors import SpecError
 from verifiers.executors import resolve_executor
 from verifiers.limits import Limits

@@ -1,25 +1,30 @@
-"""Python test harness: runs one test of a candidate program inside the sandbox.
+"""Python test harness: the program's side and the judge's side of one test, in the sandbox.
 
-Stdlib only (it runs on the sandbox's interpreter). Called as
-``main([program_dir, offset, length])``, either in a child forked from the
-sandbox agent or as a script. It reads ``spec.json`` (the test style) and its
-own case from ``cases.bin`` (bytes ``offset:offset+length``), then:
+Stdlib only (it runs on the sandbox's interpreter). The same file is loaded in two places
+that never share memory:
 
-* ``stdio``: runs ``solution.py`` as ``__main__``; stdout is judged outside.
-* ``call`` / ``expression``: runs the solution as a module, calls the function or
-  evaluates the expression, and writes the value as tagged JSON on the result
-  channel (fd 3). The value is compared outside the sandbox, so an object with
-  a forged ``__eq__`` cannot pass.
-* ``assert``: runs trusted prelude, the solution, then the test code, whose AST
-  is rewritten so that every comparison and every assert accepts only plain
-  data (builtins, numpy values, classes defined by the tests): an object that
-  claims equality with everything fails. Builtins, the modules the tests
-  import and tracing hooks are checked for tampering. The test passes only if
-  the harness reaches its end and echoes the nonce the sandbox offers on fd 4
-  after the program started, so ``exit(0)`` or ``os._exit(0)`` before the
-  asserts can never pass.
+* in the **zygote** (the process that forks programs and never holds a test), where
+  ``candidate_main`` runs the candidate's code: ``stdio`` runs ``solution.py`` as
+  ``__main__`` (stdout is judged outside); ``serve`` runs it as a module and then answers
+  calls from the judge over the call channel (descriptors 5 in, 6 out) until the judge
+  hangs up. It is told nothing but its own code (and a trusted prelude such as LeetCode's
+  helper classes): no test, no expected value, no token.
+* in the **supervisor**, where ``judge_main`` runs in a forked process of the judge's own
+  uid (not dumpable): it holds the tests, runs them with the program's functions bound to
+  proxies that call over the channel, compares in its own interpreter (real builtins, real
+  modules) and writes the verdict on descriptor 3, which only it holds.
 
-Records are JSON lines on fd 3 with an ``event`` key.
+Values cross the channel as plain data (tagged JSON: numbers, strings, bytes, lists,
+tuples, dicts, sets, ranges, decimals, fractions, numpy values, nested and shared, cycles
+included). Objects of the program's classes stay in the program's process and reach the
+judge as opaque handles: the judge may call them and read their attributes, items, length
+and iteration (each answer is data again), but an opaque value equals nothing and has no
+truth value, so no comparison is ever decided by the program's code. Callables the tests
+pass in are called back across the channel. Arguments the program changes in place are
+changed in the judge too (every mutable argument's new state comes back with the answer).
+Exceptions the program raises are raised again in the judge with the same builtin class
+(the program's own classes become subclasses of their nearest builtin base), so
+``pytest.raises``/``assertRaises`` style tests keep working.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import json
 import math
 import operator
 import os
+import struct
 import sys
 import traceback
 import types
@@ -39,14 +45,22 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-CHANNEL_FD = 3
-NONCE_FD = 4
+VERDICT_FD = 3
+CALLS_IN_FD = 5
+CALLS_OUT_FD = 6
 SOLUTION_NAME = "solution.py"
 HARNESS_FILE = os.path.abspath(__file__)
+#: Most values one answer may hold, and the deepest nesting.
+MAX_NODES = 5_000_000
+MAX_DEPTH = 400
+#: The largest message on the call channel.
+MAX_MESSAGE = 512 * 1024 * 1024
 
 #: The program's files by absolute path when a warm sandbox keeps them in memory (the
 #: sandbox agent sets this after loading the harness); otherwise they are on disk.
 PROGRAM_FILES: dict[str, bytes] = {}
+#: The judge's files by name (only in the supervisor's processes; set by the agent).
+JUDGE_FILES: dict[str, bytes] = {}
 
 
 def program_file(directory: str, name: str) -> bytes:
@@ -58,603 +72,803 @@ def program_file(directory: str, name: str) -> bytes:
     return data
 
 
-MAX_NODES = 5_000_000
-
-
-class TestFailure(AssertionError):
-    """An assert of the tests failed (a wrong answer, not a crash)."""
-
-    __test__ = False
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class Untrusted(TestFailure):
-    """The tests compared a value that is not plain data."""
-
-
-# --- channel ---------------------------------------------------------------------------------
-
-
-def emit(record: dict[str, Any]) -> None:
+def emit(record: dict[str, Any], fd: int = VERDICT_FD) -> None:
+    """One JSON line on a result channel (descriptor 3)."""
     data = (json.dumps(record, default=repr) + "\n").encode("utf-8", errors="surrogatepass")
     view = memoryview(data)
     try:
         while view:
-            view = view[os.write(CHANNEL_FD, view) :]
+            view = view[os.write(fd, view) :]
     except OSError:
         pass
 
 
-def take_nonce() -> str:
-    """The sandbox's nonce, read before any of the program runs; its descriptor is closed.
+# --- the call channel ------------------------------------------------------------------------
 
-    The program never gets the descriptor, so it cannot forge a pass record with it
-    (``os.read(4)`` then a record on fd 3 used to be enough).
-    """
+
+class ChannelClosed(Exception):
+    """The other side hung up (or sent something that is not a message)."""
+
+
+def send(message: dict[str, Any]) -> None:
+    data = json.dumps(message, ensure_ascii=True, allow_nan=False).encode("ascii")
+    payload = memoryview(struct.pack(">I", len(data)) + data)
+    try:
+        while payload:
+            payload = payload[os.write(CALLS_OUT_FD, payload) :]
+    except OSError as exc:
+        raise ChannelClosed(str(exc)) from None
+
+
+def _read_exact(n: int) -> bytes:
     chunks = []
-    try:
-        while True:
-            chunk = os.read(NONCE_FD, 64)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    except OSError:
-        return ""
-    finally:
+    while n > 0:
         try:
-            os.close(NONCE_FD)
-        except OSError:
-            pass
-    return b"".join(chunks).decode(errors="replace")
+            chunk = os.read(CALLS_IN_FD, min(n, 1 << 20))
+        except OSError as exc:
+            raise ChannelClosed(str(exc)) from None
+        if not chunk:
+            raise ChannelClosed("end of the channel")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
 
 
-# --- values ----------------------------------------------------------------------------------
-
-_NUMPY_TYPES: frozenset[type] | None = None
-
-
-def _numpy_types() -> frozenset[type]:
-    global _NUMPY_TYPES
-    if _NUMPY_TYPES is None:
-        np = sys.modules.get("numpy")
-        if np is None:
-            return frozenset()
-        found: set[type] = {np.ndarray}
-        for value in vars(np).values():
-            if isinstance(value, type) and issubclass(value, np.generic):
-                found.add(value)
-        _NUMPY_TYPES = frozenset(found)
-    return _NUMPY_TYPES
-
-
-def encode(value: Any) -> Any:
-    budget = [MAX_NODES]
-    return _encode(value, budget, 0)
-
-
-_ENCODABLE = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
-
-
-def _encode(v: Any, budget: list[int], depth: int) -> Any:
-    budget[0] -= 1
-    if budget[0] < 0 or depth > 400:
-        raise ValueError("the value is too large or too deeply nested to compare")
-    t = type(v)
-    if _is_python_class(t) and isinstance(v, _ENCODABLE) and _clean_class(t):
-        # A subclass that overrides nothing (a namedtuple, say) is its base type's data.
-        t = next(base for base in t.__mro__ if base in _ENCODABLE)
-    if v is None or t is bool or t is str:
-        return v
-    if t is int:
-        return v if -(2**53) < v < 2**53 else {"$int": hex(v)}
-    if t is float:
-        if math.isfinite(v):
-            return v
-        return {"$float": "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
-    if t is list:
-        return [_encode(x, budget, depth + 1) for x in list.__iter__(v)]
-    if t is tuple:
-        return {"$tuple": [_encode(x, budget, depth + 1) for x in tuple.__iter__(v)]}
-    if t is dict:
-        pairs = dict.items(v)
-        return {
-            "$dict": [
-                [_encode(k, budget, depth + 1), _encode(x, budget, depth + 1)] for k, x in pairs
-            ]
-        }
-    if t is set or t is frozenset:
-        tag = "$set" if t is set else "$frozenset"
-        return {tag: [_encode(x, budget, depth + 1) for x in t.__iter__(v)]}
-    if t is bytes or t is bytearray:
-        return {"$bytes": base64.b64encode(bytes(v)).decode("ascii")}
-    if t is complex:
-        return {"$complex": [_encode(v.real, budget, depth), _encode(v.imag, budget, depth)]}
-    if t in _numpy_types():
-        if t.__name__ == "ndarray":
-            if v.dtype.kind == "O" and unsafe_type(v) is not None:
-                return _opaque(v)
-            return _encode(v.tolist(), budget, depth + 1)
-        return _encode(v.item(), budget, depth + 1)
-    if t.__module__ in ("decimal", "fractions") and t.__name__ in ("Decimal", "Fraction"):
-        return _encode(float(v), budget, depth)
-    return _opaque(v)
-
-
-def _opaque(v: Any) -> dict[str, str]:
-    t = type(v)
+def receive() -> dict[str, Any]:
+    (size,) = struct.unpack(">I", _read_exact(4))
+    if size > MAX_MESSAGE:
+        raise ChannelClosed(f"a message of {size} bytes")
     try:
-        text = object.__repr__(v)
-    except Exception:
-        text = "<unrepresentable>"
-    return {"$object": f"{t.__module__}.{t.__qualname__}", "repr": text[:200]}
+        message = json.loads(_read_exact(size))
+    except (ValueError, RecursionError) as exc:
+        raise ChannelClosed(f"a malformed message ({type(exc).__name__})") from None
+    if not isinstance(message, dict):
+        raise ChannelClosed("a message that is not an object")
+    return message
 
 
-# --- trusted comparisons ---------------------------------------------------------------------
-#
-# Test code is trusted; values that come from the program are not. A value is
-# *safe* when its behaviour in comparisons, truth tests and arithmetic cannot
-# have been written by the program: instances of C-implemented (static) types
-# such as int, str, list, dict, re.Match, generators and numpy arrays (Python
-# code cannot create or change such a type), whose contents are
-# checked recursively; instances of classes without any of those special
-# methods (a plain class, a namedtuple, a list subclass that overrides
-# nothing); a few standard-library classes; and classes defined by the tests.
-# The rewritten test code refuses unsafe values in comparisons, asserts and
-# other truth tests, boolean and arithmetic operators and numeric built-ins,
-# so a "universal" answer (equal to everything, truthy, 0 after subtraction)
-# fails instead of passing.
+# --- values ------------------------------------------------------------------------------------
 
-_HEAPTYPE = 1 << 9
-_IMMUTABLETYPE = 1 << 8  # set on C extension types since 3.10; never on a class statement's type
-_CONTAINERS = (list, tuple, set, frozenset, dict)
-_SENSITIVE = frozenset(
-    [
-        "__eq__",
-        "__ne__",
-        "__lt__",
-        "__le__",
-        "__gt__",
-        "__ge__",
-        "__bool__",
-        "__len__",
-        "__contains__",
-        "__iter__",
-        "__getitem__",
-        "__getattr__",
-        "__getattribute__",
-        "__add__",
-        "__radd__",
-        "__sub__",
-        "__rsub__",
-        "__mul__",
-        "__rmul__",
-        "__truediv__",
-        "__rtruediv__",
-        "__floordiv__",
-        "__rfloordiv__",
-        "__mod__",
-        "__rmod__",
-        "__pow__",
-        "__rpow__",
-        "__divmod__",
-        "__rdivmod__",
-        "__matmul__",
-        "__rmatmul__",
-        "__neg__",
-        "__pos__",
-        "__abs__",
-        "__invert__",
-        "__round__",
-        "__trunc__",
-        "__floor__",
-        "__ceil__",
-        "__float__",
-        "__int__",
-        "__index__",
-        "__complex__",
-        "__and__",
-        "__rand__",
-        "__or__",
-        "__ror__",
-        "__xor__",
-        "__rxor__",
-        "__lshift__",
-        "__rlshift__",
-        "__rshift__",
-        "__rrshift__",
-    ]
-)
-_TRUSTED_CLASSES: set[type] = set()
+_PLAIN = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
+_MUTABLE = (list, dict, set, bytearray)
 
 
-def _stdlib_trusted() -> None:
-    import collections
-    import fractions
-
-    _TRUSTED_CLASSES.update({collections.Counter, fractions.Fraction})
+def _numpy() -> Any:
+    return sys.modules.get("numpy")
 
 
-_stdlib_trusted()
+class Codec:
+    """Values to tagged JSON and back, on one side of the channel.
 
+    ``handles`` are objects of the other kind this side keeps (the program's objects in
+    the program, the tests' callables in the judge), referred to by number; ``remote`` makes
+    a local stand-in for a handle the other side sent; ``classes`` are trusted classes both
+    sides define (a prelude's), sent by their attributes.
+    """
 
-def trust(cls: Any) -> Any:
-    """Class decorator injected into trusted code: instances of ``cls`` are safe."""
-    if isinstance(cls, type):
-        _TRUSTED_CLASSES.add(cls)
-    return cls
+    def __init__(
+        self,
+        keep: Callable[[Any], dict[str, Any] | None],
+        remote: Callable[[dict[str, Any]], Any],
+        lookup: Callable[[dict[str, Any]], Any],
+        classes: Callable[[], dict[str, type]],
+    ) -> None:
+        self.keep = keep
+        self.remote = remote
+        self.lookup = lookup
+        self.classes = classes
+        #: Classes of the other side's values that defined comparison methods of their own.
+        self.suspects: set[str] = set()
 
+    # encoding
 
-def _is_python_class(t: type) -> bool:
-    """Whether Python code created ``t`` (a class statement), as opposed to C code."""
-    return bool(t.__flags__ & _HEAPTYPE) and not t.__flags__ & _IMMUTABLETYPE
+    def encode(
+        self,
+        value: Any,
+        track: dict[int, Any] | None = None,
+        args: dict[int, int] | None = None,
+    ) -> Any:
+        """``value`` as tagged JSON.
 
+        With ``track``, every mutable container gets an id, recorded there (arguments whose
+        changes come back). ``args`` maps objects (by ``id()``) to such ids: below the top
+        they are sent as references to the other side's own objects.
+        """
+        shared = self._shared(value) if track is None else None
+        ids: dict[int, int] = {}
+        budget = [MAX_NODES]
+        self._args = args or {}
+        try:
+            return self._encode(value, ids, shared, track, budget, 0)
+        finally:
+            self._args = {}
 
-def _clean_class(t: type) -> bool:
-    """A class that defines none of the special methods comparisons use."""
-    for klass in t.__mro__:
-        if not _is_python_class(klass):
-            return True
-        if klass in _TRUSTED_CLASSES:
-            return True
-        if not _SENSITIVE.isdisjoint(vars(klass)):
-            return False
-    return True
+    _args: dict[int, int] = {}  # noqa: RUF012 (set per call, never shared)
 
-
-def _children(v: Any) -> Any:
-    """Contents of a container, read the way the C comparison code reads them."""
-    if isinstance(v, dict):
-        return [*dict.keys(v), *dict.values(v)]
-    if isinstance(v, list):
-        return list.__iter__(v)
-    if isinstance(v, tuple):
-        return tuple.__iter__(v)
-    if isinstance(v, set):
-        return set.__iter__(v)
-    if isinstance(v, frozenset):
-        return frozenset.__iter__(v)
-    return ()
-
-
-def unsafe_type(value: Any) -> type | None:
-    """The first type inside ``value`` that could forge a comparison, or None."""
-    stack = [value]
-    seen: set[int] = set()
-    nodes = 0
-    while stack:
-        v = stack.pop()
-        t = type(v)
-        if t is int or t is str or t is float or t is bool or v is None:
-            continue
-        if _is_python_class(t) and t not in _TRUSTED_CLASSES and not _clean_class(t):
-            return t
-        if isinstance(v, _CONTAINERS) or (t.__name__ == "ndarray" and v.dtype.kind == "O"):
+    def _shared(self, value: Any) -> set[int]:
+        """Containers reached more than once (so that identity and cycles survive)."""
+        seen: set[int] = set()
+        twice: set[int] = set()
+        stack = [value]
+        nodes = 0
+        while stack:
+            v = stack.pop()
+            nodes += 1
+            if nodes > MAX_NODES:
+                raise ValueError("the value is too large to send")
+            base = _base(v)
+            if base is None and not self._trusted(v):
+                continue
+            if base in (int, float, bool, str, complex, bytes):
+                continue
             if id(v) in seen:
+                twice.add(id(v))
                 continue
             seen.add(id(v))
-            items = list(v.flat) if t.__name__ == "ndarray" else list(_children(v))
-            nodes += len(items)
-            if nodes > MAX_NODES:
-                return t
-            stack.extend(items)
+            stack.extend(_children(v, base) if base is not None else vars(v).values())
+        return twice
+
+    def _trusted(self, v: Any) -> bool:
+        cls = self.classes().get(type(v).__name__)
+        return cls is not None and hasattr(v, "__dict__")
+
+    def _encode(
+        self,
+        v: Any,
+        ids: dict[int, int],
+        shared: set[int] | None,
+        track: dict[int, Any] | None,
+        budget: list[int],
+        depth: int,
+    ) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_DEPTH:
+            raise ValueError("the value is too large or too deeply nested to send")
+        if v is None:
+            return None
+        if id(v) in ids:
+            return {"$ref": ids[id(v)]}
+        if depth and id(v) in self._args:
+            return {"$arg": self._args[id(v)]}
+        base = _base(v)
+        if base is not None and base is not type(v) and _overrides_comparisons(type(v)):
+            # Sent as its base type's data (its methods take no part): a sign of a hack.
+            self.suspects.add(f"{type(v).__module__}.{type(v).__qualname__}")
+
+        def own_id(tag: dict[str, Any]) -> dict[str, Any]:
+            if (track is not None and isinstance(v, _MUTABLE)) or (
+                shared is not None and id(v) in shared
+            ):
+                ids[id(v)] = len(ids)
+                tag["$id"] = ids[id(v)]
+                if track is not None:
+                    track[tag["$id"]] = v
+            return tag
+
+        def each(items: Any) -> list[Any]:
+            return [self._encode(x, ids, shared, track, budget, depth + 1) for x in items]
+
+        if base is bool:
+            return bool(v)
+        if base is int:
+            n = int.__index__(v)
+            return n if -(2**53) < n < 2**53 else {"$int": hex(n)}
+        if base is float:
+            f = float.__float__(v)
+            if math.isfinite(f):
+                return f
+            return {"$float": "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")}
+        if base is str:
+            return str.__str__(v)
+        if base is complex:
+            c = complex(complex.real.__get__(v), complex.imag.__get__(v))
+            return {"$complex": [_float(c.real), _float(c.imag)]}
+        if base is bytes:
+            return {"$bytes": base64.b64encode(bytes(memoryview(v))).decode("ascii")}
+        if base is bytearray:
+            tag = own_id({})
+            tag["$bytearray"] = base64.b64encode(bytes(v)).decode("ascii")
+            return tag
+        if base is list:
+            tag = own_id({})
+            items = each(list.__iter__(v))
+            if len(tag) == 0:
+                return items
+            tag["$list"] = items
+            return tag
+        if base is tuple:
+            tag = own_id({})
+            tag["$tuple"] = each(tuple.__iter__(v))
+            fields = getattr(type(v), "_fields", None)
+            if isinstance(fields, tuple) and all(type(f) is str for f in fields):
+                tag["$namedtuple"] = [type(v).__name__, list(fields)]
+            return tag
+        if base is dict:
+            tag = own_id({})
+            pairs = [
+                [
+                    self._encode(k, ids, shared, track, budget, depth + 1),
+                    self._encode(x, ids, shared, track, budget, depth + 1),
+                ]
+                for k, x in dict.items(v)
+            ]
+            tag["$dict"] = pairs
+            kind = _dict_kind(v)
+            if kind:
+                tag["$kind"] = kind
+            return tag
+        if base is set:
+            tag = own_id({})
+            tag["$set"] = each(set.__iter__(v))
+            return tag
+        if base is frozenset:
+            return {"$frozenset": each(frozenset.__iter__(v))}
+        t = type(v)
+        if t is range:
+            return {"$range": [v.start, v.stop, v.step]}
+        if t.__module__ == "decimal" and t.__name__ == "Decimal":
+            return {"$decimal": str(v)}
+        if t.__module__ == "fractions" and t.__name__ == "Fraction":
+            return {"$fraction": [hex(v.numerator), hex(v.denominator)]}
+        if t.__module__ == "collections" and t.__name__ == "deque":
+            tag = own_id({})
+            tag["$deque"] = each(list(v))
+            return tag
+        np = _numpy()
+        if np is not None and isinstance(v, (np.ndarray, np.generic)):
+            if isinstance(v, np.ndarray):
+                if v.dtype.kind == "O":
+                    return {"$ndarray": each(v.tolist()), "dtype": "object"}
+                return {"$ndarray": each(v.tolist()), "dtype": str(v.dtype)}
+            return {
+                "$npscalar": self._encode(v.item(), ids, shared, track, budget, depth + 1),
+                "dtype": str(v.dtype),
+            }
+        if t in (type(dict().keys()), type(dict().values()), type(dict().items())):
+            return {"$list": each(list(v))}
+        if self._trusted(v):
+            tag = own_id({})
+            attrs = [
+                [name, self._encode(x, ids, shared, track, budget, depth + 1)]
+                for name, x in vars(v).items()
+                if type(name) is str
+            ]
+            tag["$obj"] = t.__name__
+            tag["attrs"] = attrs
+            return tag
+        kept = self.keep(v)
+        if kept is None:
+            return {"$opaque": f"{t.__module__}.{t.__qualname__}"}
+        return kept
+
+    # decoding
+
+    def decode(
+        self, data: Any, track: dict[int, Any] | None = None, known: dict[int, Any] | None = None
+    ) -> Any:
+        """The value of tagged JSON.
+
+        ``track`` receives the objects that came with an id (arguments, whose changes are
+        sent back); ``known`` maps ids of this side's own objects that ``$arg`` refers to.
+        """
+        ids: dict[int, Any] = track if track is not None else {}
+        budget = [MAX_NODES]
+        self._known = known or {}
+        try:
+            return self._decode(data, ids, budget, 0)
+        finally:
+            self._known = {}
+
+    _known: dict[int, Any] = {}  # noqa: RUF012 (set per call, never shared)
+
+    def _decode(self, d: Any, ids: dict[int, Any], budget: list[int], depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > MAX_DEPTH:
+            raise ValueError("the value is too large or too deeply nested")
+        if d is None or type(d) in (bool, int, float, str):
+            return d
+        if type(d) is list:
+            return [self._decode(x, ids, budget, depth + 1) for x in d]
+        if type(d) is not dict:
+            raise ValueError(f"unexpected {type(d).__name__} in a value")
+
+        def each(items: Any) -> list[Any]:
+            if type(items) is not list:
+                raise ValueError("a malformed value")
+            return [self._decode(x, ids, budget, depth + 1) for x in items]
+
+        def register(obj: Any) -> Any:
+            if "$id" in d:
+                key = d["$id"]
+                if type(key) is not int:
+                    raise ValueError("a malformed id")
+                ids[key] = obj
+            return obj
+
+        if "$ref" in d:
+            try:
+                return ids[d["$ref"]]
+            except (KeyError, TypeError):
+                raise ValueError("a reference to nothing") from None
+        if "$arg" in d:
+            try:
+                return self._known[d["$arg"]]
+            except (KeyError, TypeError):
+                raise ValueError("a reference to no argument") from None
+        if "$name" in d:
+            return self.lookup(d)
+        if "$int" in d:
+            return int(str(d["$int"]), 16)
+        if "$float" in d:
+            return float(str(d["$float"]))
+        if "$complex" in d:
+            re_, im = d["$complex"]
+            return complex(_unfloat(re_), _unfloat(im))
+        if "$bytes" in d:
+            return base64.b64decode(str(d["$bytes"]), validate=True)
+        if "$bytearray" in d:
+            return register(bytearray(base64.b64decode(str(d["$bytearray"]), validate=True)))
+        if "$list" in d:
+            out: list[Any] = register([])
+            out.extend(each(d["$list"]))
+            return out
+        if "$tuple" in d:
+            items = each(d["$tuple"])
+            nt = d.get("$namedtuple")
+            if isinstance(nt, list) and len(nt) == 2:
+                import collections
+
+                name, fields = nt
+                try:
+                    made = collections.namedtuple(str(name), [str(f) for f in fields])  # type: ignore[misc]
+                    return register(made(*items))
+                except (TypeError, ValueError):
+                    pass
+            return register(tuple(items))
+        if "$dict" in d:
+            kind = d.get("$kind")
+            target: dict[Any, Any] = register(_new_dict(kind))
+            pairs = d["$dict"]
+            if type(pairs) is not list:
+                raise ValueError("a malformed dict")
+            for pair in pairs:
+                if type(pair) is not list or len(pair) != 2:
+                    raise ValueError("a malformed dict")
+                key = self._decode(pair[0], ids, budget, depth + 1)
+                target[key] = self._decode(pair[1], ids, budget, depth + 1)
+            return target
+        if "$set" in d:
+            s: set[Any] = register(set())
+            s.update(each(d["$set"]))
+            return s
+        if "$frozenset" in d:
+            return frozenset(each(d["$frozenset"]))
+        if "$range" in d:
+            start, stop, step = d["$range"]
+            return range(int(start), int(stop), int(step))
+        if "$decimal" in d:
+            import decimal
+
+            return decimal.Decimal(str(d["$decimal"]))
+        if "$fraction" in d:
+            import fractions
+
+            num, den = d["$fraction"]
+            return fractions.Fraction(int(str(num), 16), int(str(den), 16))
+        if "$deque" in d:
+            import collections
+
+            dq: Any = register(collections.deque())
+            dq.extend(each(d["$deque"]))
+            return dq
+        if "$ndarray" in d:
+            items = each(d["$ndarray"])
+            np = _numpy()
+            if np is None:
+                return items
+            dtype = str(d.get("dtype") or "")
+            return np.array(items, dtype=None if dtype == "object" else dtype)
+        if "$npscalar" in d:
+            value = self._decode(d["$npscalar"], ids, budget, depth + 1)
+            np = _numpy()
+            if np is None:
+                return value
+            return np.dtype(str(d.get("dtype"))).type(value)
+        if "$obj" in d:
+            known = self.classes().get(str(d["$obj"]))
+            if known is None:
+                raise ValueError(f"an object of an unknown class {d['$obj']!r}")
+            obj = register(object.__new__(known))
+            attrs = d.get("attrs")
+            if type(attrs) is not list:
+                raise ValueError("a malformed object")
+            for pair in attrs:
+                if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
+                    raise ValueError("a malformed object")
+                obj.__dict__[pair[0]] = self._decode(pair[1], ids, budget, depth + 1)
+            return obj
+        if "$handle" in d or "$callback" in d:
+            return register(self.lookup(d) if self._ours(d) else self.remote(d))
+        if "$opaque" in d:
+            return register(Opaque(str(d["$opaque"])))
+        raise ValueError("an unknown tag in a value")
+
+    def _ours(self, d: dict[str, Any]) -> bool:
+        return bool(d.get("back"))
+
+
+def _float(f: float) -> Any:
+    if math.isfinite(f):
+        return f
+    return "nan" if math.isnan(f) else ("inf" if f > 0 else "-inf")
+
+
+def _unfloat(x: Any) -> float:
+    return float(x) if type(x) in (int, float, str) else float("nan")
+
+
+def _base(v: Any) -> type | None:
+    """The builtin data type ``v`` is (or derives from); None for anything else.
+
+    A subclass of a builtin is sent as its base type's data, read with the base type's own
+    methods, so none of the subclass's methods take part.
+    """
+    t = type(v)
+    if t in _PLAIN:
+        return t
+    for klass in t.__mro__[1:]:
+        if klass in _PLAIN:
+            return klass
     return None
 
 
-def _short(value: Any, limit: int = 200) -> str:
-    try:
-        text = repr(value) if unsafe_type(value) is None else object.__repr__(value)
-    except Exception:
-        text = "<unrepresentable>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _children(v: Any, base: type) -> list[Any]:
+    if base is dict:
+        return [*dict.keys(v), *dict.values(v)]
+    if base is list:
+        return list(list.__iter__(v))
+    if base is tuple:
+        return list(tuple.__iter__(v))
+    if base is set:
+        return list(set.__iter__(v))
+    if base is frozenset:
+        return list(frozenset.__iter__(v))
+    return []
 
 
-def _refuse(line: int, bad: type, what: str) -> Untrusted:
-    return Untrusted(
-        f"the tests {what} a {bad.__module__}.{bad.__qualname__} object, whose class "
-        "overrides comparison or arithmetic methods (it could claim any answer)",
-        line,
-    )
+def _dict_kind(v: Any) -> str:
+    import collections
+
+    t = type(v)
+    if t is collections.Counter:
+        return "Counter"
+    if t is collections.OrderedDict:
+        return "OrderedDict"
+    if t is collections.defaultdict:
+        factory = v.default_factory
+        if factory in (int, list, set, dict, str, float, tuple):
+            return f"defaultdict:{factory.__name__}"
+        return "defaultdict"
+    return ""
 
 
-_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "Eq": operator.eq,
-    "NotEq": operator.ne,
-    "Lt": operator.lt,
-    "LtE": operator.le,
-    "Gt": operator.gt,
-    "GtE": operator.ge,
-    "In": lambda a, b: a in b,
-    "NotIn": lambda a, b: a not in b,
-    "Is": operator.is_,
-    "IsNot": operator.is_not,
-}
-_SYMBOLS = {
-    "Eq": "==",
-    "NotEq": "!=",
-    "Lt": "<",
-    "LtE": "<=",
-    "Gt": ">",
-    "GtE": ">=",
-    "In": "in",
-    "NotIn": "not in",
-    "Is": "is",
-    "IsNot": "is not",
-}
-_last_compare: list[str] = []
+def _new_dict(kind: Any) -> dict[Any, Any]:
+    import collections
+
+    if kind == "Counter":
+        return collections.Counter()
+    if kind == "OrderedDict":
+        return collections.OrderedDict()
+    if isinstance(kind, str) and kind.startswith("defaultdict"):
+        name = kind.partition(":")[2]
+        factory = getattr(builtins, name, None) if name else None
+        return collections.defaultdict(factory)
+    return {}
 
 
-def compare(line: int, ops: tuple[str, ...], left: Any, *rights: Callable[[], Any]) -> bool:
-    """A comparison chain of the tests, evaluated only on safe values."""
-    for op, right_thunk in zip(ops, rights, strict=True):
-        right = right_thunk()
-        if op not in ("Is", "IsNot"):
-            for side in (left, right):
-                bad = unsafe_type(side)
-                if bad is not None:
-                    raise _refuse(line, bad, "compared")
-        outcome = _OPS[op](left, right)
-        if type(outcome) is not bool:
-            # numpy comparisons give arrays or numpy bools: their truth is computed by numpy.
-            outcome = bool(outcome) if unsafe_type(outcome) is None else False
-        _last_compare[:] = [f"{_short(left)} {_SYMBOLS[op]} {_short(right)}"]
-        if not outcome:
-            return False
-        left = right
-    return True
+class Opaque:
+    """A value the other side could not send (an object of an unknown kind): equals nothing."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
 
 
-def truth(line: int, value: Any) -> bool:
-    """The truth of a condition of the tests, accepted only from a safe value."""
-    if type(value) is bool:
-        return value
-    bad = unsafe_type(value)
-    if bad is not None:
-        raise _refuse(line, bad, "tested the truth of")
-    return bool(value)
+def _sync_state(obj: Any, state: Any) -> None:
+    """Make ``obj`` (a mutable argument) hold ``state`` (its decoded new contents)."""
+    if isinstance(obj, list) and isinstance(state, list):
+        obj[:] = state
+    elif (isinstance(obj, dict) and isinstance(state, dict)) or (
+        isinstance(obj, set) and isinstance(state, set)
+    ):
+        obj.clear()
+        obj.update(state)
+    elif isinstance(obj, bytearray) and isinstance(state, (bytes, bytearray)):
+        obj[:] = state
+    elif type(obj).__name__ == "deque" and hasattr(state, "__iter__"):
+        obj.clear()
+        obj.extend(state)
+    elif hasattr(obj, "__dict__") and hasattr(state, "__dict__"):
+        obj.__dict__.clear()
+        obj.__dict__.update(state.__dict__)
 
 
-def safe(line: int, value: Any) -> Any:
-    """``value`` itself, after checking it is safe (operands of arithmetic and built-ins)."""
-    t = type(value)
-    if t is int or t is float or t is str or t is bool:
-        return value
-    bad = unsafe_type(value)
-    if bad is not None:
-        raise _refuse(line, bad, "computed with")
-    return value
-
-
-def fail(line: int, source: str, message: Any = None) -> TestFailure:
-    detail = f"assertion failed: {source}"
-    if _last_compare:
-        detail += f" (compared {_last_compare[0]})"
-    if message is not None:
-        detail += f": {_short(message, 500)}"
-    _last_compare.clear()
-    return TestFailure(detail, line)
-
-
-#: Built-ins whose result comes from the argument's special methods.
-_NUMERIC_CALLS = frozenset({"abs", "round", "float", "int", "complex", "divmod", "pow"})
-
-
-def _call(name: str, *args: ast.expr) -> ast.Call:
-    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
-
-
-class _Rewriter(ast.NodeTransformer):
-    """Routes comparisons, truth tests and arithmetic of trusted code through the checks."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def _truth(self, node: ast.expr) -> ast.expr:
-        return ast.copy_location(_call("__vf_truth__", ast.Constant(node.lineno), node), node)
-
-    def _safe(self, node: ast.expr) -> ast.expr:
-        return ast.copy_location(_call("__vf_safe__", ast.Constant(node.lineno), node), node)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
-        self.generic_visit(node)
-        node.decorator_list.append(ast.Name(id="__vf_trust__", ctx=ast.Load()))
-        return node
-
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        self.generic_visit(node)
-        ops = ast.Tuple(elts=[ast.Constant(type(op).__name__) for op in node.ops], ctx=ast.Load())
-        thunks = [
-            ast.Lambda(
-                args=ast.arguments(
-                    posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
-                ),
-                body=c,
-            )
-            for c in node.comparators
-        ]
-        call = _call("__vf_compare__", ast.Constant(node.lineno), ops, node.left, *thunks)
-        return ast.copy_location(call, node)
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        node.left = self._safe(node.left)
-        node.right = self._safe(node.right)
-        return node
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            node.operand = self._truth(node.operand)
-        else:
-            node.operand = self._safe(node.operand)
-        return node
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        node.values = [self._safe(v) for v in node.values]
-        return node
-
-    def visit_If(self, node: ast.If) -> ast.AST:
-        self.generic_visit(node)
-        node.test = self._truth(node.test)
-        return node
-
-    visit_While = visit_If  # type: ignore[assignment]
-
-    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
-        self.generic_visit(node)
-        node.test = self._truth(node.test)
-        return node
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        func = node.func
-        numeric = (isinstance(func, ast.Name) and func.id in _NUMERIC_CALLS) or (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id in ("math", "cmath")
-        )
-        if numeric:
-            node.args = [a if isinstance(a, ast.Starred) else self._safe(a) for a in node.args]
-        return node
-
-    def visit_Assert(self, node: ast.Assert) -> ast.AST:
-        source = ast.get_source_segment(self.source, node.test) or "<condition>"
-        self.generic_visit(node)
-        line = ast.Constant(node.lineno)
-        failure = _call(
-            "__vf_fail__", line, ast.Constant(source[:300]), node.msg or ast.Constant(None)
-        )
-        check = ast.If(
-            test=ast.UnaryOp(op=ast.Not(), operand=self._truth(node.test)),
-            body=[ast.Raise(exc=failure, cause=None)],
-            orelse=[],
-        )
-        return ast.copy_location(check, node)
-
-
-def compile_trusted(source: str, filename: str) -> types.CodeType:
-    tree = ast.parse(source, filename)
-    tree = ast.fix_missing_locations(_Rewriter(source).visit(tree))
-    return compile(tree, filename, "exec")
-
-
-HELPERS = {
-    "__vf_compare__": compare,
-    "__vf_truth__": truth,
-    "__vf_safe__": safe,
-    "__vf_fail__": fail,
-    "__vf_trust__": trust,
-}
-
-
-# --- tampering -------------------------------------------------------------------------------
-
-
-def _imported_modules(source: str) -> list[str]:
-    names = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-    return names
-
-
-class Snapshot:
-    """Identity of every attribute of builtins and of the given modules."""
-
-    def __init__(self, modules: list[types.ModuleType]) -> None:
-        self.modules = [(m, dict(vars(m))) for m in modules]
-        self.codes = {name: f.__code__ for name, f in HELPERS.items() if hasattr(f, "__code__")}
-
-    def extended(self, modules: list[types.ModuleType]) -> Snapshot:
-        """This snapshot plus the given modules (taken now)."""
-        out = Snapshot([])
-        seen = {id(m) for m, _ in self.modules}
-        out.modules = self.modules + [(m, dict(vars(m))) for m in modules if id(m) not in seen]
-        out.codes = self.codes
-        return out
-
-    def changed(self) -> str | None:
-        for module, saved in self.modules:
-            current = vars(module)
-            for key, value in saved.items():
-                if current.get(key, _MISSING) is not value:
-                    return f"{module.__name__}.{key}"
-        for name, code in self.codes.items():
-            if HELPERS[name].__code__ is not code:
-                return f"the test harness ({name})"
-        if sys.gettrace() is not None or sys.getprofile() is not None:
-            return "a tracing or profiling hook (sys.settrace / sys.setprofile)"
-        return None
+# --- the program's side ------------------------------------------------------------------------
 
 
 _MISSING = object()
-# "base": builtins and this module as the agent left them, taken once per program by
-# ``prepare`` (in a dict, so that storing it does not change this module's attributes).
-_STATE: dict[str, Snapshot] = {}
 
 
-# --- running ---------------------------------------------------------------------------------
+class _ProgramSide:
+    """What ``serve`` keeps: the program's namespace, its objects by handle, the trusted classes."""
+
+    def __init__(self, namespace: dict[str, Any], trusted: dict[str, type]) -> None:
+        self.namespace = namespace
+        self.trusted = trusted
+        self.handles: list[Any] = []
+        self.handle_of: dict[int, int] = {}
+        self.codec = Codec(self.keep, self.callback, self.lookup, lambda: self.trusted)
+        self._builtins = dict(vars(builtins))
+
+    def signs(self) -> dict[str, Any]:
+        """What looks like an attempt at a hack so far: it changes nothing here, it is reported.
+
+        The program's process is its own: patched builtins, trace functions or lying
+        comparisons cannot reach the judge. Saying they were tried helps whoever reads the
+        logs (``hack_suspected``).
+        """
+        out: dict[str, Any] = {}
+        current = vars(builtins)
+        changed = [k for k, v in self._builtins.items() if current.get(k, _MISSING) is not v]
+        if changed:
+            out["tamper"] = f"the program modified builtins.{changed[0]}"
+        elif sys.gettrace() is not None or sys.getprofile() is not None:
+            out["tamper"] = "the program set a tracing or profiling hook"
+        if self.codec.suspects:
+            out["suspects"] = sorted(self.codec.suspects)[:10]
+        return out
+
+    def keep(self, v: Any) -> dict[str, Any]:
+        callback = getattr(v, "_vf_callback", None) if isinstance(v, types.FunctionType) else None
+        if type(callback) is int:
+            return {"$callback": callback, "back": True}
+        key = self.handle_of.get(id(v))
+        if key is None:
+            key = self.handle_of[id(v)] = len(self.handles)
+            self.handles.append(v)
+        t = type(v)
+        kind = "object"
+        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+            kind = "function"
+        elif isinstance(v, type):
+            kind = "class"
+        elif hasattr(t, "__next__"):
+            kind = "iterator"
+        return {
+            "$handle": key,
+            "kind": kind,
+            "type": f"{getattr(t, '__module__', '?')}.{getattr(t, '__qualname__', '?')}",
+            "name": str(getattr(v, "__name__", ""))[:200] if kind in ("function", "class") else "",
+            "suspect": _overrides_comparisons(t),
+            "truth": _truth(v),
+        }
+
+    def lookup(self, d: dict[str, Any]) -> Any:
+        if "$name" in d:
+            return _target(self, {"name": d["$name"]})
+        try:
+            return self.handles[int(d["$handle"])]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise ValueError("a handle to nothing") from None
+
+    def callback(self, d: dict[str, Any]) -> Any:
+        key = d.get("$callback")
+        if type(key) is not int:
+            raise ValueError("a malformed callback")
+        name = str(d.get("name") or "callback")
+
+        def call_back(*args: Any, **kwargs: Any) -> Any:
+            return _program_request(
+                self,
+                {
+                    "op": "callback",
+                    "id": key,
+                    "args": self.codec.encode(list(args)),
+                    "kwargs": self.codec.encode(kwargs),
+                },
+            )
+
+        call_back.__name__ = call_back.__qualname__ = name
+        call_back._vf_callback = key  # type: ignore[attr-defined]
+        return call_back
 
 
-def _error(exc: BaseException, stage: str) -> dict[str, Any]:
-    te = traceback.TracebackException.from_exception(exc, limit=-30)
-    te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if os.path.abspath(f.filename) != HARNESS_FILE]
-    )
-    text = "".join(te.format())
+def _truth(v: Any) -> bool | None:
+    """The object's truth, decided now, as it is returned (like returning True or False)."""
+    try:
+        return bool(v)
+    except Exception:
+        return None
+
+
+def _overrides_comparisons(t: type) -> bool:
+    """Whether a class of the program defines comparison or truth methods (a hack's sign)."""
+    names = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__len__")
+    try:
+        return any(n in vars(k) for k in t.__mro__ if k is not object for n in names)
+    except Exception:
+        return True
+
+
+def _program_request(side: _ProgramSide, message: dict[str, Any]) -> Any:
+    """Call back into the judge, serving its requests meanwhile, and return its answer."""
+    send(message)
+    while True:
+        reply = receive()
+        if "op" in reply:
+            _serve_one(side, reply)
+            continue
+        if "raise" in reply:
+            info = reply["raise"] if isinstance(reply["raise"], dict) else {}
+            raise RuntimeError(str(info.get("message", "the callback raised"))[:2000])
+        return side.codec.decode(reply.get("value"))
+
+
+def _describe_exception(exc: BaseException, codec: Codec) -> dict[str, Any]:
+    t = type(exc)
+    bases = [k.__name__ for k in t.__mro__ if k.__module__ == "builtins" and k is not object]
+    try:
+        args = codec.encode(list(exc.args))
+    except Exception:
+        args = [str(a)[:2000] for a in exc.args[:8]]
+    try:
+        text = str(exc)[:2000]
+    except Exception:
+        text = "<unprintable>"
     return {
-        "event": "error",
-        "stage": stage,
-        "type": type(exc).__name__,
-        "message": str(exc)[:2000] if not isinstance(exc, MemoryError) else "out of memory",
-        "traceback": text[-4000:],
+        "type": t.__name__,
+        "module": str(getattr(t, "__module__", "")),
+        "bases": bases,
+        "args": args,
+        "message": text,
+        "traceback": _traceback(exc),
     }
 
 
-def _report_error(exc: BaseException, stage: str) -> int:
-    record = _error(exc, stage)
-    emit(record)
+def _traceback(exc: BaseException) -> str:
     try:
-        sys.stderr.write(record["traceback"])
-        sys.stderr.flush()
+        te = traceback.TracebackException.from_exception(exc, limit=-30)
+        te.stack = traceback.StackSummary.from_list(
+            [f for f in te.stack if os.path.abspath(f.filename) != HARNESS_FILE]
+        )
+        return "".join(te.format())[-4000:]
     except Exception:
-        pass
-    return 1
+        return f"{type(exc).__name__}"
 
 
-# The program's code, compiled by the sandbox agent before it forks the tests (see
-# ``prepare``): compiling never runs any of it, and a large program is compiled once
-# rather than once per test.
+def _serve_one(side: _ProgramSide, message: dict[str, Any]) -> None:
+    """Answer one request of the judge (a call, an attribute, an item, the next value)."""
+    op = message.get("op")
+    track: dict[int, Any] = {}
+    codec = side.codec
+    try:
+        target = _target(side, message.get("target"))
+        if op == "call":
+            args = codec.decode(message.get("args") or [], track)
+            kwargs = codec.decode(message.get("kwargs") or {}, track)
+            if type(args) is not list or type(kwargs) is not dict:
+                raise ValueError("malformed arguments")
+            value = target(*args, **{str(k): v for k, v in kwargs.items()})
+        elif op == "value":
+            value = target
+        elif op == "getattr":
+            value = getattr(target, str(message.get("name")))
+        elif op == "next":
+            value = next(target)
+        elif op == "iter":
+            value = iter(target)
+        elif op == "len":
+            value = operator.index(len(target))
+        elif op == "getitem":
+            value = target[codec.decode(message.get("key"), track)]
+        else:
+            raise ValueError(f"unknown request {op!r}")
+    except StopIteration:
+        send({"stop": True, "sync": _sync(codec, track)})
+        return
+    except SystemExit as exc:
+        send({"exit": _exit_code(exc)})
+        _finish_interpreter()
+        os._exit(0)
+    except ChannelClosed:
+        raise
+    except BaseException as exc:
+        send({"raise": _describe_exception(exc, codec), "sync": _sync(codec, track)})
+        return
+    try:
+        encoded = codec.encode(value)
+    except (ValueError, RecursionError) as exc:
+        send({"raise": _describe_exception(exc, codec), "sync": _sync(codec, track)})
+        return
+    send({"value": encoded, "sync": _sync(codec, track), **side.signs()})
+
+
+def _sync(codec: Codec, track: dict[int, Any]) -> list[Any]:
+    """The new state of every mutable argument of a call, as [id, state] pairs.
+
+    An argument inside another one is sent as a reference (``$arg``) to the judge's own
+    object, so that what the tests hold stays the same object, with new contents.
+    """
+    if not track:
+        return []
+    refs = {id(obj): key for key, obj in track.items()}
+    out = []
+    for key, obj in track.items():
+        try:
+            state = codec.encode(obj, args=refs)
+        except (ValueError, RecursionError):
+            continue
+        out.append([key, state])
+    return out
+
+
+def _target(side: _ProgramSide, ref: Any) -> Any:
+    if isinstance(ref, dict) and "name" in ref:
+        name = str(ref["name"])
+        if name not in side.namespace:
+            raise NameError(f"name {name!r} is not defined by the program")
+        return side.namespace[name]
+    if isinstance(ref, dict) and "$handle" in ref:
+        return side.lookup(ref)
+    raise ValueError("a request without a target")
+
+
+# The program's code, compiled in the zygote before it forks the tests (see
+# ``candidate_prepare``): compiling never runs any of it, and a large program is compiled
+# once rather than once per test.
 _COMPILED: dict[bytes, types.CodeType] = {}
 _COMPILE_ONCE_MAX = 4 * 1024 * 1024
 
 
-def _compile_solution(program_dir: str) -> types.CodeType | None:
-    source = program_file(program_dir, SOLUTION_NAME)
+def _compile_solution(source: bytes) -> types.CodeType | dict[str, Any]:
     compiled = _COMPILED.get(source)
     if compiled is not None:
         return compiled
     try:
         return compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        emit(
-            {
-                "event": "syntax_error",
-                "message": exc.msg,
-                "line": exc.lineno or 0,
-                "column": exc.offset or 0,
-                "text": (exc.text or "").rstrip("\n")[:500],
-            }
-        )
-        return None
+        return {
+            "message": exc.msg,
+            "line": exc.lineno or 0,
+            "column": exc.offset or 0,
+            "text": (exc.text or "").rstrip("\n")[:500],
+        }
     except ValueError as exc:  # null bytes
-        emit({"event": "syntax_error", "message": str(exc), "line": 0, "column": 0, "text": ""})
-        return None
+        return {"message": str(exc), "line": 0, "column": 0, "text": ""}
+
+
+def candidate_prepare(argv: list[str]) -> int:
+    """Compile the program once in the zygote (compiling runs none of it)."""
+    _COMPILED.clear()
+    source = program_file(argv[0], SOLUTION_NAME)
+    if len(source) <= _COMPILE_ONCE_MAX:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # each test shows the program's warnings
+                _COMPILED[source] = compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
+        except Exception:  # each test reports the error itself
+            pass
+    return 0
 
 
 def _module(name: str) -> types.ModuleType:
@@ -694,66 +908,814 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def run_stdio(program_dir: str) -> int:
-    code = _compile_solution(program_dir)
-    if code is None:
-        return 1
-    module = _module("__main__")
-    sys.argv = [SOLUTION_NAME]
-    sys.path.insert(0, os.getcwd())
-    status = 0
+def _channel_record(record: dict[str, Any]) -> None:
+    """A record on the program's own channel: it explains failures, never proves a pass."""
+    emit(record, VERDICT_FD)
+
+
+def candidate_main(argv: list[str]) -> int:
+    """The program's side of one test: ``[program_dir, "stdio" | "serve"]``."""
+    program_dir, mode = argv[0], argv[1]
+    config = json.loads(program_file(program_dir, "candidate.json"))
+    code = _compile_solution(program_file(program_dir, SOLUTION_NAME))
+    if mode == "stdio":
+        if isinstance(code, dict):
+            _channel_record({"event": "syntax_error", **code})
+            return 1
+        module = _module("__main__")
+        sys.argv = [SOLUTION_NAME]
+        sys.path.insert(0, os.getcwd())
+        status = 0
+        try:
+            exec(code, module.__dict__)
+        except SystemExit as exc:
+            status = _exit_code(exc)
+        except BaseException as exc:
+            status = _report_error(exc, "solution")
+        _finish_interpreter()
+        return status
+    return _serve(config, code)
+
+
+def _report_error(exc: BaseException, stage: str) -> int:
+    record = {
+        "event": "error",
+        "stage": stage,
+        "type": type(exc).__name__,
+        "message": str(exc)[:2000] if not isinstance(exc, MemoryError) else "out of memory",
+        "traceback": _traceback(exc),
+    }
+    _channel_record(record)
     try:
-        exec(code, module.__dict__)
+        sys.stderr.write(record["traceback"])
+        sys.stderr.flush()
+    except Exception:
+        pass
+    return 1
+
+
+def _serve(config: dict[str, Any], code: types.CodeType | dict[str, Any]) -> int:
+    """Load the program as a module, greet the judge with its names, then answer calls."""
+    module = _module("solution")
+    ns = module.__dict__
+    trusted: dict[str, type] = {}
+    prelude_values: dict[str, Any] = {}
+    prelude = config.get("prelude")
+    if prelude:
+        before = set(ns)
+        exec(compile(prelude, "<prelude>", "exec", dont_inherit=True), ns)
+        prelude_values = {k: v for k, v in ns.items() if k not in before}
+        trusted = {k: v for k, v in prelude_values.items() if isinstance(v, type)}
+    side = _ProgramSide(ns, trusted)
+    if isinstance(code, dict):
+        _channel_record({"event": "syntax_error", **code})
+        send({"hello": {"syntax_error": code}})
+        return 1
+    try:
+        exec(code, ns)
     except SystemExit as exc:
-        status = _exit_code(exc)
+        send({"hello": {"exit": _exit_code(exc)}})
+        return 1
     except BaseException as exc:
-        status = _report_error(exc, "solution")
+        _report_error(exc, "solution")
+        send({"hello": {"error": _describe_exception(exc, side.codec)}})
+        return 1
+    # The program's names: what it defined, and what it redefined of the prelude.
+    names = {}
+    for name, value in list(ns.items()):
+        if name.startswith("__") or (name in prelude_values and prelude_values[name] is value):
+            continue
+        if isinstance(value, type):
+            names[name] = "class"
+        elif isinstance(value, types.ModuleType):
+            # The judge imports the same module itself (its own, untouched copy).
+            names[name] = "module:" + str(getattr(value, "__name__", ""))[:200]
+        else:
+            names[name] = "function" if callable(value) else "value"
+    send({"hello": {"names": names, **side.signs()}})
+    try:
+        while True:
+            _serve_one(side, receive())
+    except ChannelClosed:
+        pass
     _finish_interpreter()
-    return status
-
-
-def _load_solution(program_dir: str, namespace: dict[str, Any]) -> int | None:
-    code = _compile_solution(program_dir)
-    if code is None:
-        return 1
-    try:
-        exec(code, namespace)
-    except SystemExit as exc:
-        emit({"event": "exit", "code": _exit_code(exc), "stage": "solution"})
-        return 1
-    except BaseException as exc:
-        return _report_error(exc, "solution")
-    return None
-
-
-def _emit_value(value: Any, nonce: str) -> int:
-    try:
-        encoded = encode(value)
-    except (ValueError, RecursionError) as exc:
-        emit({"event": "error", "stage": "value", "type": "ValueError", "message": str(exc)})
-        return 1
-    emit({"event": "return", "value": encoded, "nonce": nonce})
     return 0
 
 
-def run_call(program_dir: str, spec: dict[str, Any], case: Any, nonce: str) -> int:
-    module = _module("solution")
-    ns = module.__dict__
-    failed = _load_solution(program_dir, ns)
-    if failed is not None:
-        return failed
-    name = spec["fn_name"]
-    target = ns.get(name)
-    if not callable(target):
-        cls = ns.get("Solution")
-        if isinstance(cls, type) and callable(getattr(cls, name, None)):
+# --- the judge's side --------------------------------------------------------------------------
+
+
+class ProgramGone(BaseException):
+    """The program ended (or broke the channel) before the test finished.
+
+    A ``BaseException``: a test's own ``except Exception`` cannot swallow it, and once
+    raised the test can never pass (see ``_Judge.gone``).
+    """
+
+
+class OpaqueValueError(TypeError):
+    """A test asked for the truth or order of an object of the program's class."""
+
+
+class _Remote:
+    """An object of the program (a function, class, instance, iterator), seen from the judge.
+
+    Calls, attributes, items, length and iteration are asked of the program and answered
+    with data. Comparisons and truth are never asked: an object of the program's class
+    equals nothing here and has no truth value.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_vf_kind",
+        "_vf_name",
+        "_vf_ref",
+        "_vf_suspect",
+        "_vf_truth",
+        "_vf_type",
+    )
+
+    def __init__(
+        self,
+        ref: dict[str, Any],
+        kind: str,
+        type_name: str,
+        name: str,
+        suspect: bool,
+        truth: bool | None = None,
+    ) -> None:
+        object.__setattr__(self, "_vf_truth", truth)
+        object.__setattr__(self, "_vf_ref", ref)
+        object.__setattr__(self, "_vf_kind", kind)
+        object.__setattr__(self, "_vf_type", type_name)
+        object.__setattr__(self, "_vf_name", name)
+        object.__setattr__(self, "_vf_suspect", suspect)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _JUDGE.request("call", self, args=list(args), kwargs=kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            if name == "__name__" and self._vf_name:
+                return self._vf_name
+            raise AttributeError(name)
+        return _JUDGE.request("getattr", self, name=name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("the tests cannot set attributes of the program's objects")
+
+    def __iter__(self) -> Any:
+        if self._vf_kind == "iterator":
+            return self
+        return _JUDGE.request("iter", self)
+
+    def __next__(self) -> Any:
+        return _JUDGE.request("next", self)
+
+    def __len__(self) -> int:
+        value = _JUDGE.request("len", self)
+        if type(value) is not int:
+            raise TypeError("len() of the program's object is not an integer")
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return _JUDGE.request("getitem", self, key=key)
+
+    def __eq__(self, other: object) -> bool:
+        _JUDGE.note_opaque(self)
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        _JUDGE.note_opaque(self)
+        return True
+
+    def _refuse(self, *args: Any) -> Any:
+        _JUDGE.note_opaque(self)
+        raise OpaqueValueError(
+            f"an object of the program's class {self._vf_type} has no truth value or order "
+            "here (return plain data: numbers, strings, lists, dicts, ...)"
+        )
+
+    def __bool__(self) -> bool:
+        # Decided by the program when it returned the object (no test data in sight), as if
+        # it had returned True or False; an object that had none has no truth here.
+        if self._vf_truth is None:
+            return bool(self._refuse())
+        return bool(self._vf_truth)
+
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        if self._vf_kind in ("function", "class") and self._vf_name:
+            return f"<the program's {self._vf_kind} {self._vf_name}>"
+        return f"<{self._vf_type} object of the program>"
+
+
+class _Judge:
+    """The judge's end of the channel: requests to the program, callbacks from it."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[Any] = []
+        self.callback_of: dict[int, int] = {}
+        self.remotes: dict[int, _Remote] = {}
+        self.trusted: dict[str, type] = {}
+        self.codec = Codec(self._keep, self._remote, self._lookup, lambda: self.trusted)
+        self.gone: str | None = None
+        self.exit_code: Any = None
+        self.opaque: list[_Remote] = []
+        self.signs: dict[str, Any] = {}
+
+    def note_signs(self, message: dict[str, Any]) -> None:
+        """Keep what the program's side reported as looking like a hack."""
+        if isinstance(message.get("tamper"), str):
+            self.signs.setdefault("tamper", message["tamper"][:300])
+        if isinstance(message.get("suspects"), list) and message["suspects"]:
+            self.signs.setdefault("suspects", [str(x)[:200] for x in message["suspects"][:10]])
+
+    def _keep(self, v: Any) -> dict[str, Any] | None:
+        if isinstance(v, _Remote):
+            ref = v._vf_ref
+            if "name" in ref:
+                return {"$name": ref["name"], "back": True}
+            return {**ref, "back": True}
+        if callable(v):
+            key = self.callback_of.get(id(v))
+            if key is None:
+                key = self.callback_of[id(v)] = len(self.callbacks)
+                self.callbacks.append(v)
+            return {"$callback": key, "name": str(getattr(v, "__name__", "callback"))[:200]}
+        return None
+
+    def _remote(self, d: dict[str, Any]) -> Any:
+        if "$callback" in d:  # a callback of ours came back
+            return self._lookup(d)
+        key = d.get("$handle")
+        if type(key) is not int:
+            raise ValueError("a malformed handle")
+        found = self.remotes.get(key)
+        if found is None:
+            found = self.remotes[key] = _Remote(
+                {"$handle": key},
+                str(d.get("kind") or "object"),
+                str(d.get("type") or "object")[:200],
+                str(d.get("name") or "")[:200],
+                bool(d.get("suspect")),
+                d.get("truth") if type(d.get("truth")) is bool else None,
+            )
+        return found
+
+    def _lookup(self, d: dict[str, Any]) -> Any:
+        if "$callback" in d:
             try:
-                target = getattr(cls(), name)
-            except BaseException as exc:
-                return _report_error(exc, "solution")
-        else:
-            emit(
-                {
+                return self.callbacks[int(d["$callback"])]
+            except (IndexError, TypeError, ValueError):
+                raise ValueError("a callback that does not exist") from None
+        return self._remote(d)
+
+    def note_opaque(self, remote: _Remote) -> None:
+        self.opaque.append(remote)
+
+    def named(self, name: str, kind: str) -> _Remote:
+        """A proxy for a top-level name of the program."""
+        return _Remote({"name": name}, kind, f"the program's {name}", name, False)
+
+    def request(self, op: str, target: _Remote, **fields: Any) -> Any:
+        if self.gone is not None:
+            raise ProgramGone(self.gone)
+        message: dict[str, Any] = {"op": op, "target": target._vf_ref}
+        track: dict[int, Any] = {}
+        try:
+            if "args" in fields:
+                message["args"] = self.codec.encode(fields["args"], track)
+                message["kwargs"] = self.codec.encode(dict(fields["kwargs"]), track)
+            if "name" in fields:
+                message["name"] = fields["name"]
+            if "key" in fields:
+                message["key"] = self.codec.encode(fields["key"], track)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"the test's arguments cannot be sent: {exc}") from None
+        try:
+            send(message)
+            while True:
+                reply = receive()
+                if "op" in reply:
+                    self._serve_callback(reply)
+                    continue
+                break
+        except ChannelClosed as exc:
+            self.gone = f"the program ended before the test finished ({exc})"
+            raise ProgramGone(self.gone) from None
+        self.note_signs(reply)
+        if "exit" in reply:
+            code = reply.get("exit")
+            self.gone = f"the program called exit({code}) before the test finished"
+            self.exit_code = code
+            raise ProgramGone(self.gone)
+        error: BaseException
+        try:
+            for pair in reply.get("sync") or []:
+                if type(pair) is not list or len(pair) != 2 or pair[0] not in track:
+                    raise ValueError("a malformed change of an argument")
+                _sync_state(track[pair[0]], self.codec.decode(pair[1], known=track))
+            if "raise" in reply:
+                error = _remote_exception(reply["raise"])
+            elif reply.get("stop"):
+                error = StopIteration()
+            else:
+                return self.codec.decode(reply.get("value"))
+        except (ValueError, TypeError, RecursionError, KeyError) as exc:
+            self.gone = f"the program sent a malformed answer ({type(exc).__name__}: {exc})"
+            raise ProgramGone(self.gone) from None
+        raise error
+
+    def _serve_callback(self, message: dict[str, Any]) -> None:
+        try:
+            function = self.callbacks[int(message.get("id"))]  # type: ignore[arg-type]
+            args = self.codec.decode(message.get("args") or [])
+            kwargs = self.codec.decode(message.get("kwargs") or {})
+            value = function(*args, **{str(k): v for k, v in kwargs.items()})
+            send({"value": self.codec.encode(value)})
+        except ProgramGone:
+            raise
+        except ChannelClosed:
+            raise
+        except BaseException as exc:
+            send({"raise": {"type": type(exc).__name__, "message": str(exc)[:2000]}})
+
+
+class _RemoteMarker:
+    """Exceptions raised again in the judge from the program carry this mixin."""
+
+    vf_traceback = ""
+
+
+_REMOTE_CLASSES: dict[tuple[str, str, str], type] = {}
+
+
+def _remote_exception(info: Any) -> BaseException:
+    """The program's exception, raised again here with its builtin class (or a subclass of it)."""
+    if not isinstance(info, dict):
+        info = {}
+    name = str(info.get("type") or "Exception")[:200]
+    module = str(info.get("module") or "")[:200]
+    bases = [b for b in info.get("bases") or [] if isinstance(b, str)]
+    base = next(
+        (
+            getattr(builtins, b)
+            for b in bases
+            if isinstance(getattr(builtins, b, None), type)
+            and issubclass(getattr(builtins, b), Exception)
+            and b not in ("StopIteration", "StopAsyncIteration", "GeneratorExit")
+        ),
+        Exception,
+    )
+    key = (module, name, base.__name__)
+    cls = _REMOTE_CLASSES.get(key)
+    if cls is None:
+        # The program's ValueError is a ValueError here (and marked as the program's).
+        cls = _REMOTE_CLASSES[key] = type(name, (base, _RemoteMarker), {"__module__": module})
+    try:
+        args = _JUDGE.codec.decode(info.get("args") or [])
+        if type(args) is not list:
+            args = [str(info.get("message", ""))]
+    except (ValueError, RecursionError, TypeError):
+        args = [str(info.get("message", ""))]
+    try:
+        exc: BaseException = cls(*args)
+    except Exception:
+        exc = cls(str(info.get("message", "")))
+    exc.vf_traceback = str(info.get("traceback") or "")[:4000]  # type: ignore[attr-defined]
+    return exc
+
+
+_JUDGE = _Judge()
+
+
+# --- trusted comparisons (for the failure message) ---------------------------------------------
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "Lt": operator.lt,
+    "LtE": operator.le,
+    "Gt": operator.gt,
+    "GtE": operator.ge,
+    "In": lambda a, b: a in b,
+    "NotIn": lambda a, b: a not in b,
+    "Is": operator.is_,
+    "IsNot": operator.is_not,
+}
+_SYMBOLS = {
+    "Eq": "==",
+    "NotEq": "!=",
+    "Lt": "<",
+    "LtE": "<=",
+    "Gt": ">",
+    "GtE": ">=",
+    "In": "in",
+    "NotIn": "not in",
+    "Is": "is",
+    "IsNot": "is not",
+}
+_last_compare: list[str] = []
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    try:
+        text = repr(value)
+    except Exception:
+        text = "<unrepresentable>"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compare(ops: tuple[str, ...], left: Any, *rights: Callable[[], Any]) -> bool:
+    """A comparison chain of the tests, remembered for the failure message."""
+    for op, right_thunk in zip(ops, rights, strict=True):
+        right = right_thunk()
+        outcome = _OPS[op](left, right)
+        _last_compare[:] = [f"{_short(left)} {_SYMBOLS[op]} {_short(right)}"]
+        if not outcome:
+            return False
+        left = right
+    return True
+
+
+class TestFailure(AssertionError):
+    """An assert of the tests failed (a wrong answer, not a crash)."""
+
+    __test__ = False
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def fail(line: int, source: str, message: Any = None) -> TestFailure:
+    detail = f"assertion failed: {source}"
+    if _last_compare:
+        detail += f" (compared {_last_compare[0]})"
+    if message is not None:
+        detail += f": {_short(message, 500)}"
+    _last_compare.clear()
+    return TestFailure(detail, line)
+
+
+def _call(name: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
+
+
+class _Rewriter(ast.NodeTransformer):
+    """Asserts and comparisons of the tests report what they compared."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        ops = ast.Tuple(elts=[ast.Constant(type(op).__name__) for op in node.ops], ctx=ast.Load())
+        thunks = [
+            ast.Lambda(
+                args=ast.arguments(
+                    posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]
+                ),
+                body=c,
+            )
+            for c in node.comparators
+        ]
+        return ast.copy_location(_call("__vf_compare__", ops, node.left, *thunks), node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        source = ast.get_source_segment(self.source, node.test) or "<condition>"
+        self.generic_visit(node)
+        failure = _call(
+            "__vf_fail__",
+            ast.Constant(node.lineno),
+            ast.Constant(source[:300]),
+            node.msg or ast.Constant(None),
+        )
+        check = ast.If(
+            test=ast.UnaryOp(op=ast.Not(), operand=node.test),
+            body=[ast.Raise(exc=failure, cause=None)],
+            orelse=[],
+        )
+        return ast.copy_location(check, node)
+
+
+HELPERS = {"__vf_compare__": compare, "__vf_fail__": fail}
+
+
+def compile_trusted(source: str, filename: str) -> types.CodeType:
+    tree = ast.parse(source, filename)
+    tree = ast.fix_missing_locations(_Rewriter(source).visit(tree))
+    return compile(tree, filename, "exec")
+
+
+class PreparedTests:
+    """The tests of a case, compiled once, and the names they read but do not define."""
+
+    def __init__(self, test_source: str, prelude: str, prompt: str) -> None:
+        self.test_code = compile_trusted(test_source, "<tests>")
+        self.prelude_code = compile(prelude, "<prelude>", "exec") if prelude else None
+        self.prompt_code: types.CodeType | None = None
+        if prompt:
+            try:
+                self.prompt_code = compile(prompt, "<prompt>", "exec")
+            except (SyntaxError, ValueError):
+                self.prompt_code = None
+        self.free = _free_names(test_source)
+        self.direct = _directly_tested(test_source)
+
+
+def _free_names(source: str) -> set[str]:
+    """Names the code reads without binding them anywhere (definitions, assignments, imports)."""
+    used: set[str] = set()
+    defined: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            (defined if isinstance(node.ctx, ast.Store | ast.Del) else used).add(node.id)
+        elif isinstance(node, ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            if not isinstance(node, ast.Lambda):
+                defined.add(node.name)
+            defined.update(a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg))
+        elif isinstance(node, ast.alias):
+            defined.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            defined.add(node.name)
+    return used - defined
+
+
+def _directly_tested(source: str) -> set[str]:
+    """Names called right in an assert: ``assert f(x) == y``, ``assert f(x)``."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assert):
+            continue
+        test = node.test
+        parts = [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
+        if isinstance(test, ast.UnaryOp):
+            parts = [test.operand]
+        for part in parts:
+            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name):
+                out.add(part.func.id)
+    return out
+
+
+# Compiled tests by source. The agent fills it before forking judges (see ``judge_prepare``),
+# so every test of a program, and every program with the same tests, shares one compilation.
+_PREPARED: dict[tuple[str, str, str], PreparedTests] = {}
+
+
+def _prepared(test_source: str, prelude: str, prompt: str) -> PreparedTests:
+    key = (test_source, prelude, prompt)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = PreparedTests(test_source, prelude, prompt)
+        if len(_PREPARED) >= 1024:
+            _PREPARED.clear()
+        _PREPARED[key] = prepared
+    return prepared
+
+
+def _judge_spec() -> dict[str, Any]:
+    spec: dict[str, Any] = json.loads(JUDGE_FILES["spec.json"])
+    return spec
+
+
+def _judge_case(offset: int, length: int) -> Any:
+    return json.loads(JUDGE_FILES["cases.bin"][offset : offset + length]) if length else None
+
+
+def _assert_source(spec: dict[str, Any], case: Any) -> tuple[str, str, str]:
+    test_source = case if isinstance(case, str) else spec["test"]
+    entry_point = spec.get("entry_point")
+    if entry_point:
+        test_source = f"{test_source}\n\ncheck({entry_point})\n"
+    return test_source, spec.get("prelude") or "", spec.get("prompt") or ""
+
+
+def judge_prepare(argv: list[str]) -> int:
+    """Compile every test of a program once, in the supervisor, before judges are forked."""
+    spec = _judge_spec()
+    if spec.get("mode") != "assert":
+        return 0
+    bounds = [int(a) for a in argv]
+    for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
+        try:
+            _prepared(*_assert_source(spec, _judge_case(offset, length)))
+        except SyntaxError:
+            pass
+    return 0
+
+
+def _hello() -> dict[str, Any]:
+    """The program's first message: the names it defines, or why it could not load."""
+    try:
+        message = receive()
+    except ChannelClosed as exc:
+        return {"gone": f"the program ended before the test started ({exc})"}
+    hello = message.get("hello")
+    return hello if isinstance(hello, dict) else {"gone": "the program sent no greeting"}
+
+
+def _load_failure(hello: dict[str, Any]) -> dict[str, Any] | None:
+    """The verdict of a program that did not load, or None when it did."""
+    if "gone" in hello:
+        return {"event": "ended", "stage": "solution", "message": str(hello["gone"])}
+    if "syntax_error" in hello:
+        info = hello["syntax_error"] if isinstance(hello["syntax_error"], dict) else {}
+        return {
+            "event": "syntax_error",
+            **{k: info.get(k) for k in ("message", "line", "column", "text")},
+        }
+    if "exit" in hello:
+        return {"event": "exit", "code": hello["exit"], "stage": "solution"}
+    if "error" in hello:
+        info = hello["error"] if isinstance(hello["error"], dict) else {}
+        return {
+            "event": "error",
+            "stage": "solution",
+            "type": str(info.get("type", "Error"))[:200],
+            "message": str(info.get("message", ""))[:2000],
+            "traceback": str(info.get("traceback", ""))[:4000],
+            "remote": True,
+        }
+    return None
+
+
+def _program_names(hello: dict[str, Any]) -> dict[str, str]:
+    names = hello.get("names")
+    if not isinstance(names, dict):
+        return {}
+    return {str(k): str(v) for k, v in list(names.items())[:100_000] if isinstance(k, str)}
+
+
+def judge_main(argv: list[str]) -> int:
+    """The judge's side of one test: ``[offset, length]`` of its case in ``cases.bin``."""
+    spec = _judge_spec()
+    case = _judge_case(int(argv[0]), int(argv[1]))
+    mode = spec["mode"]
+    try:
+        record = _judge_assert(spec, case) if mode == "assert" else _judge_value(spec, case, mode)
+    except ProgramGone:
+        record = _gone_record()
+    if _JUDGE.gone is not None and record.get("event") == "pass":
+        record = _gone_record()  # the test swallowed the program's end: never a pass
+    emit(record)
+    return 0
+
+
+def _gone_record() -> dict[str, Any]:
+    if _JUDGE.exit_code is not None:
+        return {"event": "exit", "code": _JUDGE.exit_code, "stage": "call"}
+    return {"event": "ended", "stage": "call", "message": _JUDGE.gone or "the program ended"}
+
+
+def _error_record(exc: BaseException, stage: str) -> dict[str, Any]:
+    remote = isinstance(exc, _RemoteMarker)
+    if remote:
+        text = getattr(exc, "vf_traceback", "") or f"{type(exc).__name__}: {exc}"
+    else:
+        text = _traceback(exc)
+    return {
+        "event": "error",
+        "stage": stage,
+        "type": type(exc).__name__,
+        "message": str(exc)[:2000],
+        "traceback": text[-4000:],
+        "remote": remote,
+        "opaque": _opaque_hack(),
+    }
+
+
+def _opaque_hack() -> str:
+    """Why a failed test looks like an attempt at a hack (empty when it does not)."""
+    if _JUDGE.signs.get("tamper"):
+        return str(_JUDGE.signs["tamper"])
+    suspects = [r._vf_type for r in _JUDGE.opaque if r._vf_suspect]
+    suspects += list(_JUDGE.signs.get("suspects") or [])
+    if suspects:
+        return (
+            f"the program answered with a value of its class {suspects[0]}, "
+            "which defines its own comparison or truth methods"
+        )
+    return ""
+
+
+def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
+    test_source, prelude, prompt = _assert_source(spec, case)
+    try:
+        prepared = _prepared(test_source, prelude, prompt)
+    except SyntaxError as exc:
+        return {
+            "event": "error",
+            "stage": "tests",
+            "type": "SyntaxError",
+            "message": f"the tests do not compile: {exc}",
+            "traceback": "",
+        }
+    hello = _hello()
+    failure = _load_failure(hello)
+    if failure is not None:
+        return failure
+    names = _program_names(hello)
+    _JUDGE.note_signs(hello)
+    ns: dict[str, Any] = {"__name__": "__tests__", "__builtins__": builtins}
+    if prepared.prelude_code is not None:
+        exec(prepared.prelude_code, ns)
+        _JUDGE.trusted = {k: v for k, v in ns.items() if isinstance(v, type)}
+    trusted_names = set(ns)
+    entry_point = spec.get("entry_point")
+    if prepared.prompt_code is not None:
+        try:
+            exec(prepared.prompt_code, ns)
+        except Exception:
+            pass
+        trusted_names = set(ns) - {entry_point}
+    for name in _proxied(prepared, names, trusted_names, entry_point):
+        ns[name] = _binding(name, names[name])
+    ns.update(HELPERS)
+    try:
+        exec(prepared.test_code, ns)
+    except TestFailure as exc:
+        return {
+            "event": "fail",
+            "line": exc.line,
+            "message": str(exc)[:2000],
+            "hack": _opaque_hack(),
+        }
+    except OpaqueValueError as exc:
+        return {"event": "fail", "message": str(exc)[:2000], "hack": _opaque_hack()}
+    except SystemExit as exc:
+        # Trusted test code ending the interpreter (unittest.main): its status is the verdict.
+        if _exit_code(exc) == 0:
+            return {"event": "pass"}
+        return {"event": "fail", "message": f"the tests exited with status {_exit_code(exc)}"}
+    except ProgramGone:
+        raise
+    except BaseException as exc:
+        return _error_record(exc, "tests")
+    return {"event": "pass"}
+
+
+def _proxied(
+    prepared: PreparedTests, names: dict[str, str], trusted: set[str], entry_point: Any
+) -> list[str]:
+    """The program's names the tests use: read by them, defined by the program, not trusted.
+
+    Trusted definitions (the prelude, the prompt) win. A name that is also a builtin is the
+    program's only as the entry point, or when no other name of the program is tested and
+    an assert calls it directly (MBPP's ``sum``); otherwise the builtin stays the real one.
+    """
+    wanted = {n for n in prepared.free if n in names and n not in trusted}
+    if isinstance(entry_point, str) and entry_point in names:
+        wanted.add(entry_point)
+    plain = {n for n in wanted if not hasattr(builtins, n)}
+    shadowing = {n for n in wanted - plain if n in prepared.direct}
+    if entry_point in wanted:
+        plain.add(entry_point)
+    if plain - {entry_point}:
+        return sorted(plain)
+    return sorted(plain | shadowing)
+
+
+def _binding(name: str, kind: str) -> Any:
+    """What a name of the program is in the tests' namespace.
+
+    A function or class: a proxy that calls the program. A module the program imported:
+    the judge's own import of the same module (real, untouched). Any other value: its data,
+    fetched once.
+    """
+    if kind.startswith("module:"):
+        import importlib
+
+        try:
+            return importlib.import_module(kind.partition(":")[2])
+        except Exception:
+            return _JUDGE.named(name, "value")
+    remote = _JUDGE.named(name, kind)
+    if kind == "value":
+        return _JUDGE.request("value", remote)
+    return remote
+
+
+def _judge_value(spec: dict[str, Any], case: Any, mode: str) -> dict[str, Any]:
+    hello = _hello()
+    failure = _load_failure(hello)
+    if failure is not None:
+        return failure
+    names = _program_names(hello)
+    try:
+        if mode == "call":
+            name = spec["fn_name"]
+            if names.get(name) in ("function", "class", "value"):
+                target: Any = _JUDGE.named(name, names[name])
+            elif names.get("Solution") == "class":
+                target = getattr(_JUDGE.named("Solution", "class")(), name)
+            else:
+                return {
                     "event": "error",
                     "stage": "solution",
                     "type": "NameError",
@@ -761,221 +1723,77 @@ def run_call(program_dir: str, spec: dict[str, Any], case: Any, nonce: str) -> i
                     "method of class Solution)",
                     "traceback": "",
                 }
-            )
-            return 1
-    try:
-        value = target(*case)
-    except SystemExit as exc:
-        emit({"event": "exit", "code": _exit_code(exc), "stage": "call"})
-        return 1
+            value = target(*case)
+        else:
+            ns: dict[str, Any] = {"__builtins__": builtins}
+            for name in _free_names(case):
+                if name in names:
+                    ns[name] = _binding(name, names[name])
+            value = eval(compile(case, "<test>", "eval"), ns)
+    except ProgramGone:
+        raise
     except BaseException as exc:
-        return _report_error(exc, "call")
-    return _emit_value(value, nonce)
-
-
-def run_expression(program_dir: str, case: Any, nonce: str) -> int:
-    module = _module("solution")
-    ns = module.__dict__
-    failed = _load_solution(program_dir, ns)
-    if failed is not None:
-        return failed
+        return _error_record(exc, "call")
     try:
-        value = eval(compile(case, "<test>", "eval"), ns)
-    except SystemExit as exc:
-        emit({"event": "exit", "code": _exit_code(exc), "stage": "call"})
-        return 1
-    except BaseException as exc:
-        return _report_error(exc, "call")
-    return _emit_value(value, nonce)
+        encoded = _host_value(value)
+    except (ValueError, RecursionError) as exc:
+        return {"event": "error", "stage": "value", "type": "ValueError", "message": str(exc)}
+    return {"event": "return", "value": encoded, "hack": _opaque_hack()}
 
 
-class PreparedTests:
-    """The tests of an assert-style case, compiled once: they are trusted, the program is not."""
-
-    def __init__(self, test_source: str, prelude: str) -> None:
-        self.test_code = compile_trusted(test_source, "<tests>")
-        self.prelude_code = compile_trusted(prelude, "<prelude>") if prelude else None
-        self.imports = _imported_modules(test_source) + _imported_modules(prelude)
-        self.used, self.defined = _names(test_source)
+def _host_value(value: Any) -> Any:
+    """A returned value in the host's tagged form (see ``verifiers.compare.decode_value``)."""
+    budget = [MAX_NODES]
+    return _to_host(value, budget, 0, set())
 
 
-# Compiled tests by source. The sandbox agent fills it before forking (see ``prepare``), so
-# every test of a program, and every program with the same tests, shares one compilation.
-_PREPARED: dict[tuple[str, str], PreparedTests] = {}
+def _to_host(v: Any, budget: list[int], depth: int, active: set[int]) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise ValueError("the value is too large or too deeply nested to compare")
+    t = type(v)
+    if v is None or t is bool or t is str:
+        return v
+    if t is int:
+        return v if -(2**53) < v < 2**53 else {"$int": hex(v)}
+    if t is float:
+        if math.isfinite(v):
+            return v
+        return {"$float": "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
+    if t is bytes or t is bytearray:
+        return {"$bytes": base64.b64encode(bytes(v)).decode("ascii")}
+    if t is complex:
+        return {"$complex": [_to_host(x, budget, depth, active) for x in (v.real, v.imag)]}
+
+    def each(items: Any) -> list[Any]:
+        if id(v) in active:
+            raise ValueError("the value contains itself")
+        inner = active | {id(v)}
+        return [_to_host(x, budget, depth + 1, inner) for x in items]
+
+    if t is list or t is range or t.__name__ == "deque":
+        return each(v)
+    if isinstance(v, tuple):
+        return {"$tuple": each(v)}
+    if isinstance(v, dict):
+        return {"$dict": [each(pair) for pair in list(v.items())]}
+    if t is set or t is frozenset:
+        return {"$set" if t is set else "$frozenset": each(v)}
+    np = _numpy()
+    if np is not None and isinstance(v, (np.ndarray, np.generic)):
+        plain = v.tolist() if isinstance(v, np.ndarray) else v.item()
+        return _to_host(plain, budget, depth + 1, active)
+    if t.__module__ in ("decimal", "fractions") and t.__name__ in ("Decimal", "Fraction"):
+        return _to_host(float(v), budget, depth, active)
+    if isinstance(v, _Remote):
+        return {"$object": v._vf_type, "repr": repr(v)[:200]}
+    if isinstance(v, Opaque):
+        return {"$object": v.type_name, "repr": repr(v)[:200]}
+    return {"$object": f"{t.__module__}.{t.__qualname__}", "repr": object.__repr__(v)[:200]}
 
 
-def _assert_source(spec: dict[str, Any], case: Any) -> tuple[str, str]:
-    test_source = case if isinstance(case, str) else spec["test"]
-    entry_point = spec.get("entry_point")
-    if entry_point:
-        test_source = f"{test_source}\n\ncheck({entry_point})\n"
-    return test_source, spec.get("prelude") or ""
-
-
-def _prepared(test_source: str, prelude: str) -> PreparedTests:
-    key = (test_source, prelude)
-    prepared = _PREPARED.get(key)
-    if prepared is None:
-        prepared = PreparedTests(test_source, prelude)
-        if len(_PREPARED) >= 1024:
-            _PREPARED.clear()
-        _PREPARED[key] = prepared
-    return prepared
-
-
-def prepare(argv: list[str]) -> int:
-    """Work every test of a program shares, done once in the sandbox agent before it forks them.
-
-    Called with ``[program_dir, offset, length, offset, length, ...]``: the cases of the
-    program's tests. Compiles the candidate's code (compiling runs none of it) and the
-    tests, and snapshots the harness's and the builtins' state. Whatever fails here is
-    left for each test to meet and report.
-    """
-    program_dir, bounds = argv[0], [int(a) for a in argv[1:]]
-    _STATE.pop("base", None)
-    _COMPILED.clear()
-    source = program_file(program_dir, SOLUTION_NAME)
-    if len(source) <= _COMPILE_ONCE_MAX:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # each test shows the program's warnings
-                _COMPILED[source] = compile(source, SOLUTION_NAME, "exec", dont_inherit=True)
-        except Exception:  # each test reports the error itself
-            pass
-    spec = json.loads(program_file(program_dir, "spec.json"))
-    if spec.get("mode") != "assert":
-        return 0
-    _STATE["base"] = Snapshot([builtins, sys.modules[__name__]])
-    cases = program_file(program_dir, "cases.bin")
-    for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
-        case = json.loads(cases[offset : offset + length]) if length else None
-        try:
-            _prepared(*_assert_source(spec, case))
-        except SyntaxError:
-            pass
-    return 0
-
-
-def run_assert(program_dir: str, spec: dict[str, Any], case: Any, nonce: str) -> int:
-    test_source, prelude = _assert_source(spec, case)
-    try:
-        prepared = _prepared(test_source, prelude)
-    except SyntaxError as exc:
-        emit(
-            {
-                "event": "error",
-                "stage": "tests",
-                "type": "SyntaxError",
-                "message": f"the tests do not compile: {exc}",
-                "traceback": "",
-            }
-        )
-        return 2
-    test_code, prelude_code = prepared.test_code, prepared.prelude_code
-    imported = []
-    for name in prepared.imports:
-        try:
-            imported.append(__import__(name, fromlist=["_"]))
-        except BaseException:
-            pass
-    base = _STATE.get("base")
-    if base is None:
-        snapshot = Snapshot([builtins, sys.modules[__name__], *imported])
-    else:
-        snapshot = base.extended(imported)
-    module = _module("solution")
-    ns = module.__dict__
-    trusted_defs: dict[str, Any] = {}
-    if prelude_code is not None:
-        ns.update(HELPERS)
-        before = set(ns)
-        try:
-            exec(prelude_code, ns)
-        except BaseException as exc:
-            return _report_error(exc, "prelude")
-        trusted_defs = {k: v for k, v in ns.items() if k not in before}
-    sys.addaudithook(_forbid_tracing)
-    failed = _load_solution(program_dir, ns)
-    if failed is not None:
-        return failed
-    tampered = snapshot.changed()
-    if tampered:
-        emit({"event": "tamper", "message": f"the program modified {tampered}"})
-        return 1
-    # The tests see the program's names, but builtins the program shadowed are restored.
-    # Names the trusted prelude defined are restored too: the tests use the
-    # prelude's helpers, not the program's redefinitions of them.
-    test_ns = dict(ns)
-    for name in prepared.used - prepared.defined:
-        if name in ns and hasattr(builtins, name):
-            test_ns[name] = getattr(builtins, name)
-    test_ns.update(trusted_defs)
-    test_ns.update(HELPERS)
-    test_ns["__name__"] = "__tests__"
-    try:
-        exec(test_code, test_ns)
-    except TestFailure as exc:
-        emit(
-            {
-                "event": "fail",
-                "line": exc.line,
-                "message": str(exc)[:2000],
-                "untrusted": isinstance(exc, Untrusted),
-            }
-        )
-        return 1
-    except SystemExit as exc:
-        emit({"event": "exit", "code": _exit_code(exc), "stage": "tests"})
-        return 1
-    except BaseException as exc:
-        return _report_error(exc, "tests")
-    tampered = snapshot.changed()
-    if tampered:
-        emit({"event": "tamper", "message": f"the program modified {tampered}"})
-        return 1
-    emit({"event": "pass", "nonce": nonce})
-    return 0
-
-
-def _forbid_tracing(event: str, args: tuple[Any, ...]) -> None:
-    """Audit hook: a trace function could jump over the asserts of the tests."""
-    if event in ("sys.settrace", "sys.setprofile"):
-        raise RuntimeError("tracing and profiling hooks are not allowed during the tests")
-
-
-def _names(source: str) -> tuple[set[str], set[str]]:
-    """Names the code reads, and names it binds (definitions, assignments, imports)."""
-    used: set[str] = set()
-    defined: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name):
-            (defined if isinstance(node.ctx, ast.Store) else used).add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
-            defined.add(node.name)
-        elif isinstance(node, ast.alias):
-            defined.add(node.asname or node.name.split(".")[0])
-    return used, defined
-
-
-def main(argv: list[str]) -> int:
-    nonce = take_nonce()
-    program_dir, offset, length = argv[0], int(argv[1]), int(argv[2])
-    spec = json.loads(program_file(program_dir, "spec.json"))
-    cases = program_file(program_dir, "cases.bin")
-    case = json.loads(cases[offset : offset + length]) if length else None
-    mode = spec["mode"]
-    if mode == "stdio":
-        return run_stdio(program_dir)
-    if mode == "call":
-        return run_call(program_dir, spec, case, nonce)
-    if mode == "expression":
-        return run_expression(program_dir, case, nonce)
-    if mode == "assert":
-        return run_assert(program_dir, spec, case, nonce)
-    emit({"event": "error", "stage": "harness", "type": "ValueError", "message": f"mode {mode!r}"})
-    return 2
-
+# --- the program's side as a script (an interpreter per test, no zygote) ----------------------
 
 if __name__ == "__main__":
     sys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape")
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(candidate_main(sys.argv[1:]))

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import signal
-import subprocess
 from collections.abc import Iterable
 from typing import Any
 
 from verifiers.compare import outputs_match
-from verifiers.errors import RuntimeUnavailableError, SpecError
+from verifiers.errors import SpecError
+from verifiers.keys import content_key
 from verifiers.limits import Limits
 from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
-from verifiers.program import ProcessResult, Program, Step, resolve
+from verifiers.program import ProcessResult, Program, Step, ToolchainSpec, resolve
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec, parse_tests
@@ -36,6 +35,60 @@ def records(channel: bytes) -> Records:
         if isinstance(record, dict):
             out.setdefault(str(record.get("event")), record)
     return out
+
+
+def verdict_record(verdict: bytes) -> dict[str, Any] | None:
+    """The judge's verdict: the first record it wrote on its own channel, or None."""
+    for line in verdict.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
+        return record if isinstance(record, dict) and "event" in record else None
+    return None
+
+
+def judge_lost(proc: ProcessResult) -> TestOutcome:
+    """A judged test whose judge gave no verdict (it never does for a pass)."""
+    how = (
+        signal_text(proc.judge_signal)
+        if proc.judge_signal is not None
+        else f"exited with status {proc.judge_exit_code}"
+    )
+    tail = proc.judge_stderr.decode(errors="replace").strip()[-1000:]
+    message = f"the test's judge gave no verdict ({how})" + (f"\n{tail}" if tail else "")
+    return TestOutcome(Status.RUNTIME_ERROR, message)
+
+
+def judge_verdict(proc: ProcessResult, verdict: dict[str, Any] | None) -> TestOutcome:
+    """A judged test's outcome from its judge's verdict (pass, fail, error, exit, ended).
+
+    Only the judge writes the verdict, on a descriptor only it holds; what the program
+    printed or wrote on its own channel can explain a failure, never make a pass.
+    """
+    if verdict is None:
+        return judge_lost(proc)
+    event = verdict.get("event")
+    hack = str(verdict.get("hack") or verdict.get("opaque") or "")
+    if event == "pass":
+        return TestOutcome(Status.PASSED)
+    if event == "fail":
+        return TestOutcome(Status.FAILED, str(verdict.get("message", "")), hack=hack)
+    if event == "error":
+        trace = str(verdict.get("traceback") or "").strip()
+        text = trace or f"{verdict.get('type', 'Error')}: {verdict.get('message', '')}"
+        return TestOutcome(Status.RUNTIME_ERROR, text, hack=hack)
+    if event == "exit":
+        code = verdict.get("code")
+        message = f"the program called exit({code}) before the test finished"
+        return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
+    # The program ended (or broke the channel) before the test finished.
+    tail = stderr_tail(proc)
+    early = ended_early(proc)
+    hack = early if proc.exit_code == 0 and proc.signal is None else ""
+    return TestOutcome(Status.RUNTIME_ERROR, early + (f"\n{tail}" if tail else ""), hack=hack)
 
 
 def signal_text(sig: int) -> str:
@@ -178,6 +231,7 @@ class TreeSitterLanguage:
     aliases: tuple[str, ...] = ()
     grammar = ""
     spec_kinds: tuple[type[Any], ...] = (StdioTests, AssertScriptTests)
+    toolchains: tuple[ToolchainSpec, ...] = ()
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """The test formats this language runs (raises SpecError for the others)."""
@@ -220,28 +274,8 @@ class TreeSitterLanguage:
         return judge_build(proc, limits)
 
 
-def content_key(*parts: str | bytes) -> str:
-    """A hash of everything a build depends on."""
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(part.encode("utf-8", errors="surrogatepass") if isinstance(part, str) else part)
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def toolchain_version(argv: list[str]) -> str:
-    """The first line a toolchain prints for its version, or why it cannot run."""
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        raise RuntimeUnavailableError(f"{argv[0]}: {err}") from err
-    if done.returncode != 0:
-        raise RuntimeUnavailableError(f"{' '.join(argv)} failed: {done.stderr.strip()[:300]}")
-    return (done.stdout or done.stderr).strip().splitlines()[0]
-
-
-def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
-    """``program`` with toolchain ``name`` fixed to a host binary, when ``path`` is given.
+def pin_toolchain(program: Program, spec: ToolchainSpec, path: str | None) -> Program:
+    """``program`` with toolchain ``spec`` fixed to a host binary, when ``path`` is given.
 
     A language constructed with an explicit tool path (``JavaScriptLanguage(node=...)``)
     resolves that toolchain itself: its placeholders become host paths and its
@@ -250,9 +284,7 @@ def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
     """
     if path is None:
         return program
-    from verifiers.toolchains import host_toolchain
-
-    tool = host_toolchain(name, path)
+    tool = spec.host(path)
     values = dict(tool.placeholders)
 
     def fix(step: Step) -> Step:
@@ -267,6 +299,6 @@ def pin_toolchain(program: Program, name: str, path: str | None) -> Program:
         tests=tuple(dataclasses.replace(t, step=fix(t.step)) for t in program.tests),
         build=fix(program.build) if program.build is not None else None,
         host_paths=(*program.host_paths, *tool.host_paths),
-        toolchains=tuple(t for t in program.toolchains if t != name),
+        toolchains=tuple(t for t in program.toolchains if t.name != spec.name),
         build_key=content_key(program.build_key, tool.identity) if program.build_key else None,
     )

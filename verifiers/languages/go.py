@@ -18,15 +18,20 @@ mode offline (``GO111MODULE=off``, Debian's packages under /usr/share/gocode),
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import tree_sitter
 
+from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
+from verifiers.keys import content_key
 from verifiers.languages.common import (
     TreeSitterLanguage,
-    content_key,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
@@ -36,11 +41,27 @@ from verifiers.languages.common import (
 )
 from verifiers.limits import Limits
 from verifiers.parsing import grammar
-from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.program import (
+    ImageRecipe,
+    ProcessResult,
+    Program,
+    ProgramTest,
+    Step,
+    Toolchain,
+    ToolchainSpec,
+)
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import GO_ENV, host_toolchain
+from verifiers.toolchains import (
+    HOST,
+    cache_dir,
+    install_dirs,
+    make_readable,
+    require,
+    slug,
+    tool_version,
+)
 
 GRAMMAR = "tree_sitter_go"
 MEMORY_MARKERS = (b"runtime: out of memory", b"fatal error: out of memory")
@@ -89,6 +110,107 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 """.replace("SECRET", _NAME_SECRET)
+
+
+# --- the toolchain -------------------------------------------------------------------------
+
+#: Build settings shared by the warm-up and by every sandboxed Go build: a cache entry is
+#: only reused under the same settings.
+GO_ENV = {
+    "GO111MODULE": "off",
+    "GOPATH": "/usr/share/gocode",
+    "CGO_ENABLED": "0",
+    "GOFLAGS": "-trimpath",
+    "GOPROXY": "off",
+    "GOTOOLCHAIN": "local",
+}
+_WARMUP = b"""package main
+
+import (
+\t"testing"
+
+\t"github.com/stretchr/testify/assert"
+)
+
+func TestWarmup(t *testing.T) {
+\tassert.Equal(t, 1, 1)
+}
+"""
+_IMAGE_CACHE = "/opt/verifiers/go-build"
+
+
+def go_cache_dir(go_version: str) -> Path:
+    """The warmed build cache for one Go version."""
+    return cache_dir() / "go-build" / slug(go_version)
+
+
+def build_go_cache(go: str = "go") -> Path:
+    """Warm a Go build cache with testify (and the standard library) for read-only use."""
+    version = tool_version([go, "version"])
+    target = go_cache_dir(version)
+    target.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="verifiers-go-") as work:
+        Path(work, "warmup_test.go").write_bytes(_WARMUP)
+        env = {**os.environ, **GO_ENV, "GOCACHE": str(target), "HOME": work}
+        done = subprocess.run(
+            [go, "test", "-c", "-vet=off", "-o", os.path.join(work, "warmup.test"), "."],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"go could not build a testify program ({done.stderr.strip()[-2000:]}); install "
+            "golang-go and golang-github-stretchr-testify-dev"
+        )
+    make_readable(target)  # the sandbox user only reads it
+    return target
+
+
+def _host(path: str | None) -> Toolchain:
+    def resolve() -> Toolchain:
+        go = require(path, "go", "apt-get install golang-go golang-github-stretchr-testify-dev")
+        version = tool_version([go, "version"])
+        cache = go_cache_dir(version)
+        warmed = cache.is_dir()
+        return Toolchain(
+            "go",
+            {"{go}": go, "{go_cache}": str(cache) if warmed else "/tmp/go-build"},
+            f"host {version}",
+            (*install_dirs(go), *((str(cache),) if warmed else ())),
+            f"{version} at {go}; build cache "
+            + ("warmed" if warmed else "not warmed (run: verifiers toolchains build)"),
+        )
+
+    return HOST.get("go", path, resolve)
+
+
+def _setup() -> str:
+    return f"go build cache: {build_go_cache()}"
+
+
+GO = ToolchainSpec(
+    name="go",
+    placeholders=("{go}", "{go_cache}"),
+    host=_host,
+    image=ImageRecipe(
+        family="go",
+        packages={"golang-go": "2:1.19~1", "golang-github-stretchr-testify-dev": "1.8.1-1"},
+        # The cache warmed under the settings of GO_ENV (entries are reused only under them).
+        run=(
+            " ".join(f"{k}={v}" for k, v in GO_ENV.items())
+            + f" GOCACHE={_IMAGE_CACHE} HOME=$PWD go test -c -vet=off -o warmup.test .\n"
+            f"chmod -R a+rX {_IMAGE_CACHE}"
+        ),
+        files={"warmup_test.go": _WARMUP},
+        keep=(_IMAGE_CACHE,),
+        labels={"{go}": "/usr/bin/go", "{go_cache}": _IMAGE_CACHE},
+    ),
+    setup=_setup,
+)
 
 
 def _parse(code: str) -> tuple[bytes, tree_sitter.Node]:
@@ -205,16 +327,24 @@ class GoLanguage(TreeSitterLanguage):
             the local runtime finds on ``PATH`` and the Docker runtime in its image).
     """
 
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
+
     name = "go"
     aliases = ("go", "golang")
     grammar = GRAMMAR
+    toolchains = (GO,)
 
     def __init__(self, go: str | None = None) -> None:
         self._go = go
 
     def toolchain(self) -> str:
         """The host's go version and warmed cache (for ``verifiers doctor``)."""
-        return host_toolchain("go", self._go).description
+        return GO.host(self._go).description
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """stdin/stdout, or test code whose ``TestX`` functions become the tests."""
@@ -277,9 +407,9 @@ class GoLanguage(TreeSitterLanguage):
             build=build,
             build_key=content_key("go", " ".join(argv), sources),
             artefacts=("prog",),
-            toolchains=("go",),
+            toolchains=(GO,),
         )
-        return pin_toolchain(program, "go", self._go)
+        return pin_toolchain(program, GO, self._go)
 
     def interpret(
         self,
@@ -312,3 +442,104 @@ class GoLanguage(TreeSitterLanguage):
 
 def _tail(data: bytes, limit: int = 2000) -> str:
     return data.decode(errors="replace").strip()[-limit:]
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_GO_SETUP = 'package main\n\nimport (\n    "testing"\n    "github.com/stretchr/testify/assert"\n)\n'
+_GO_ADD = {
+    "test": "func TestAdd(t *testing.T) {\n    assert.Equal(t, 3, Add(1, 2))\n}\n"
+    "func TestAddZero(t *testing.T) {\n    assert.Equal(t, 2, Add(2, 0))\n}\n",
+    "test_setup": _GO_SETUP,
+}
+_GO_MAIN = 'package main\n\nimport "fmt"\n\nfunc main() {\n    var a, b int\n    fmt.Scan(&a, &b)\n'
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "go",
+        {
+            "ok:stdio sum": (_GO_MAIN + "    fmt.Println(a + b)\n}", SUM_TESTS, Status.PASSED),
+            "ok:assert add": (
+                "func Add(a, b int) int {\n    return a + b\n}",
+                _GO_ADD,
+                Status.PASSED,
+            ),
+            "wrong_answer:stdio difference": (
+                _GO_MAIN + "    fmt.Println(a - b)\n}",
+                SUM_TESTS,
+                Status.FAILED,
+            ),
+            "wrong_answer:testify fails": (
+                "func Add(a, b int) int {\n    return a * b\n}",
+                _GO_ADD,
+                Status.FAILED,
+            ),
+            "no_code:prose": ("Use fmt.Scan.", SUM_TESTS, Status.NO_CODE),
+            "syntax_error:unbalanced": (
+                "package main\n\nfunc main( {\n}",
+                SUM_TESTS,
+                Status.SYNTAX_ERROR,
+            ),
+            "compile_error:undefined": (
+                'package main\n\nimport "fmt"\n\nfunc main() {\n    fmt.Println(x)\n}',
+                SUM_TESTS,
+                Status.COMPILE_ERROR,
+            ),
+            "runtime_error:index out of range": (
+                "package main\n\nfunc main() {\n    var s []int\n    println(s[3])\n}",
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "timeout:busy loop": (
+                "package main\n\nfunc main() {\n    for {\n    }\n}",
+                ONE_TEST,
+                Status.TIMEOUT,
+            ),
+            "memory_limit:growing slice": (
+                "package main\n\nfunc main() {\n    var keep [][]byte\n    for {\n"
+                "        keep = append(keep, make([]byte, 1<<20))\n"
+                "        keep[len(keep)-1][0] = 1\n    }\n}",
+                ONE_TEST,
+                Status.MEMORY_LIMIT,
+            ),
+            "output_flood:stdout": (
+                'package main\n\nimport (\n    "fmt"\n    "strings"\n)\n\nfunc main() {\n'
+                '    s := strings.Repeat("x", 10000)\n    for {\n        fmt.Println(s)\n    }\n}',
+                ONE_TEST,
+                Status.OUTPUT_LIMIT,
+            ),
+            "early_exit:os.Exit(0) in init": (
+                'import "os"\n\nfunc init() {\n    os.Exit(0)\n}\n\nfunc Add(a, b int) int {\n'
+                "    return 0\n}",
+                _GO_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "early_exit:os.Exit(0) in the function": (
+                'import "os"\n\nfunc Add(a, b int) int {\n    os.Exit(0)\n    return 0\n}',
+                _GO_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_self:SIGKILL": (
+                'package main\n\nimport (\n    "os"\n    "syscall"\n)\n\n'
+                "func main() {\n    syscall.Kill(os.Getpid(), syscall.SIGKILL)\n}",
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_supervisor:signals PID 1 and goes on": (
+                _GO_MAIN.replace('import "fmt"', 'import (\n    "fmt"\n    "syscall"\n)')
+                + "    syscall.Kill(1, syscall.SIGKILL)\n    syscall.Kill(1, syscall.SIGSTOP)\n"
+                "    fmt.Println(a + b)\n}",
+                SUM_TESTS,
+                Status.PASSED,
+            ),
+            "fork_bomb:start processes until it fails": (
+                'package main\n\nimport "os/exec"\n\nfunc main() {\n    for {\n'
+                '        if err := exec.Command("sleep", "100").Start(); err != nil {\n'
+                "            panic(err)\n        }\n    }\n}",
+                ONE_TEST,
+                Status.RUNTIME_ERROR,
+            ),
+        },
+    )

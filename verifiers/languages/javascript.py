@@ -9,23 +9,43 @@ build step; a ``SyntaxError`` Node finds when loading code tree-sitter accepted
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
+import tree_sitter
+
+from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.languages.common import (
     TreeSitterLanguage,
-    judge_pass_record,
     judge_stdio,
+    judge_verdict,
     limit_outcome,
     pin_toolchain,
     records,
     stderr_tail,
+    verdict_record,
 )
 from verifiers.limits import Limits
-from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.parsing import grammar
+from verifiers.program import ImageRecipe, ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import host_toolchain
+from verifiers.toolchains import binary_toolchain
+
+#: Node.js: JavaScript programs (and the JavaScript regex flavour).
+NODE = binary_toolchain(
+    "node",
+    "node",
+    "{node}",
+    ("--version",),
+    "install Node.js 18 or newer (apt-get install nodejs)",
+    ImageRecipe(
+        family="node",
+        packages={"nodejs": "18.20.4+dfsg-1~deb12u3"},
+        labels={"{node}": "/usr/bin/node"},
+    ),
+)
 
 #: What Node and V8 print when memory runs out.
 MEMORY_MARKERS = (
@@ -44,9 +64,17 @@ class JavaScriptLanguage(TreeSitterLanguage):
             which the local runtime finds on ``PATH`` and the Docker runtime in its image).
     """
 
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
+
     name = "javascript"
     aliases = ("javascript", "js", "node", "nodejs", "jsx")
     grammar = "tree_sitter_javascript"
+    toolchains = (NODE,)
 
     def __init__(self, node: str | None = None) -> None:
         self._node = node
@@ -56,7 +84,7 @@ class JavaScriptLanguage(TreeSitterLanguage):
 
     def toolchain(self) -> str:
         """Node's version on this host (for ``verifiers doctor``)."""
-        return host_toolchain("node", self._node).description
+        return NODE.host(self._node).description
 
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
@@ -78,16 +106,31 @@ class JavaScriptLanguage(TreeSitterLanguage):
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "stdio"}))
         else:
             assert isinstance(spec, AssertScriptTests)
-            source = f"{code}\n;\n{spec.test}\n"
-            files["program.js"] = source.encode("utf-8", errors="surrogateescape")
+            # The program runs alone; the tests run in a judge of their own, which gets them
+            # on its stdin (never in the program's files or process).
+            files["solution.js"] = code.encode("utf-8", errors="surrogateescape")
             files["harness.js"] = self._harness
+            names = ",".join(top_level_names(code))
+            judge = Step(
+                argv=("{node}", heap, "{program_dir}/harness.js", "judge"),
+                limits=limits.judge_limits(),
+                stdin=json.dumps({"test": spec.test}).encode("utf-8", errors="surrogateescape"),
+            )
             step = Step(
-                argv=("{node}", heap, "{program_dir}/harness.js", "{program_dir}/program.js"),
+                argv=(
+                    "{node}",
+                    heap,
+                    "{program_dir}/harness.js",
+                    "candidate",
+                    "{program_dir}/solution.js",
+                    names,
+                ),
                 limits=step_limits,
+                judge=judge,
             )
             tests.append(ProgramTest(index=0, step=step, meta={"mode": "assert"}))
-        program = Program(files=files, tests=tuple(tests), toolchains=("node",))
-        return pin_toolchain(program, "node", self._node)
+        program = Program(files=files, tests=tuple(tests), toolchains=(NODE,))
+        return pin_toolchain(program, NODE, self._node)
 
     def interpret(
         self,
@@ -102,14 +145,127 @@ class JavaScriptLanguage(TreeSitterLanguage):
         limit = limit_outcome(proc, limits, by_event, MEMORY_MARKERS)
         if limit is not None:
             return limit
-        error = by_event.get("error", {})
-        if b"SyntaxError:" in proc.stderr and (
-            error.get("type") == "SyntaxError" or (test.meta["mode"] == "stdio" and not proc.stdout)
-        ):
-            return TestOutcome(Status.COMPILE_ERROR, stderr_tail(proc), fatal=True)
         if test.meta["mode"] == "stdio":
+            if b"SyntaxError:" in proc.stderr and not proc.stdout:
+                return TestOutcome(Status.COMPILE_ERROR, stderr_tail(proc), fatal=True)
             assert isinstance(spec, StdioTests)
             return judge_stdio(spec, test.index, proc, compare)
-        if error:
-            return TestOutcome(Status.RUNTIME_ERROR, str(error.get("traceback") or error))
-        return judge_pass_record(proc, by_event)
+        verdict = verdict_record(proc.verdict)
+        if verdict is not None and verdict.get("event") == "syntax_error":
+            # Node found what tree-sitter accepted (a redeclared binding, an import).
+            message = str(verdict.get("traceback") or verdict.get("message") or "SyntaxError")
+            return TestOutcome(Status.COMPILE_ERROR, message, fatal=True)
+        return judge_verdict(proc, verdict)
+
+
+def top_level_names(code: str) -> list[str]:
+    """Names the program declares at its top level (functions, classes, variables)."""
+    root = (
+        tree_sitter.Parser(grammar("tree_sitter_javascript"))
+        .parse(code.encode("utf-8", errors="surrogatepass"))
+        .root_node
+    )
+    names: list[str] = []
+
+    def add(node: tree_sitter.Node | None) -> None:
+        if node is not None and node.type == "identifier" and node.text:
+            names.append(node.text.decode("utf-8", errors="replace"))
+
+    for top in root.named_children:
+        child = top
+        if top.type == "export_statement":
+            child = top.child_by_field_name("declaration") or top
+        if child.type in (
+            "function_declaration",
+            "generator_function_declaration",
+            "class_declaration",
+        ):
+            add(child.child_by_field_name("name"))
+        elif child.type in ("lexical_declaration", "variable_declaration"):
+            for declarator in child.named_children:
+                if declarator.type == "variable_declarator":
+                    add(declarator.child_by_field_name("name"))
+        elif child.type == "expression_statement":
+            # `add = (a, b) => a + b` and `var`-less globals.
+            expression = child.named_children[0] if child.named_children else None
+            if expression is not None and expression.type == "assignment_expression":
+                add(expression.child_by_field_name("left"))
+    return list(dict.fromkeys(names))
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_JS_READ = (
+    "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\n"
+)
+_JS_ADD = {"test": "console.assert(add(1, 2) === 3);\nconsole.assert(add(2, 2) === 4);\n"}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "javascript",
+        {
+            "ok:stdio sum": (_JS_READ + "console.log(a + b);", SUM_TESTS, Status.PASSED),
+            "ok:assert add": ("const add = (a, b) => a + b;", _JS_ADD, Status.PASSED),
+            "wrong_answer:stdio difference": (
+                _JS_READ + "console.log(a - b);",
+                SUM_TESTS,
+                Status.FAILED,
+            ),
+            "wrong_answer:console.assert fails": (
+                "const add = (a, b) => a + b + 1;",
+                _JS_ADD,
+                Status.FAILED,
+            ),
+            "no_code:prose": ("Add them.", SUM_TESTS, Status.NO_CODE),
+            "syntax_error:unbalanced": ("const x = (1 + ;", SUM_TESTS, Status.SYNTAX_ERROR),
+            "compile_error:redeclared": (
+                "let a = 1;\nlet a = 2;\nconsole.log(a);",
+                SUM_TESTS,
+                Status.COMPILE_ERROR,
+            ),
+            "runtime_error:throw": ("throw new Error('boom');", SUM_TESTS, Status.RUNTIME_ERROR),
+            "timeout:busy loop": ("while (true) {}", ONE_TEST, Status.TIMEOUT),
+            "memory_limit:growing array": (
+                "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));",
+                ONE_TEST,
+                Status.MEMORY_LIMIT,
+            ),
+            "output_flood:stdout": (
+                "const fs = require('fs');\nconst s = 'x'.repeat(10000);\n"
+                "while (true) fs.writeSync(1, s);",
+                ONE_TEST,
+                Status.OUTPUT_LIMIT,
+            ),
+            "early_exit:process.exit(0) before the tests": (
+                "process.exit(0);\nconst add = (a, b) => 0;",
+                _JS_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "early_exit:console.assert replaced": (
+                "console.assert = () => {};\nconst add = (a, b) => 0;",
+                _JS_ADD,
+                Status.FAILED,
+            ),
+            "kill_self:SIGKILL": (
+                "process.kill(process.pid, 'SIGKILL');",
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_supervisor:signals PID 1 and goes on": (
+                "for (const s of ['SIGKILL', 'SIGSTOP']) {\n"
+                "  try { process.kill(1, s); } catch (e) {}\n}\n"
+                + _JS_READ
+                + "console.log(a + b);",
+                SUM_TESTS,
+                Status.PASSED,
+            ),
+            "fork_bomb:daemons until spawning fails": (
+                "const cp = require('child_process');\n"
+                "for (;;) cp.execFileSync('sh', ['-c', 'sleep 100 &'], { stdio: 'ignore' });",
+                ONE_TEST,
+                Status.RUNTIME_ERROR,
+            ),
+        },
+    )

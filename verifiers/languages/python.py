@@ -1,4 +1,4 @@
-"""Python: syntax by tree-sitter (confirmed by CPython's parser), tests by a sandboxed harness.
+"""Python: syntax by CPython's parser, tests by a sandboxed harness.
 
 Every test runs in its own process. By default (``fork=True``) the sandbox's
 already running interpreter forks a child per test, with the harness and
@@ -20,15 +20,15 @@ import warnings
 from importlib import resources
 from typing import Any
 
+from verifiers.cases import CASE_KINDS, QUICK, SUM_TESTS, Case, fenced
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
 from verifiers.languages.common import (
-    ended_early,
-    forged,
-    judge_pass_record,
     judge_stdio,
+    judge_verdict,
     limit_outcome,
     records,
+    verdict_record,
 )
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, cached_check, tree_sitter_check
@@ -215,6 +215,13 @@ class PythonLanguage:
             its tests import them) so that forked tests share them.
     """
 
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
+
     name = "python"
     aliases = ("python", "py", "python3", "py3")
 
@@ -300,89 +307,142 @@ class PythonLanguage:
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
-        """Harness, solution, spec and per-test cases; one step per selected test."""
-        meta: dict[str, Any] = {}
+        """One step per selected test: the program's side, and (except stdio) its judge.
+
+        The program's process gets the harness, the solution and, for LeetCode-style
+        tests, the trusted prelude; the tests and their cases are judge files, held by the
+        supervisor only (see ``_python_harness.py``).
+        """
+        judge_spec: dict[str, Any] = {}
         payloads: list[Any] = []
         stdins: list[bytes] = []
+        prelude = None
         if isinstance(spec, StdioTests):
-            meta["mode"] = "stdio"
+            judge_spec["mode"] = "stdio"
             payloads = [None] * len(selected)
             stdins = [
                 spec.cases[i].input.encode("utf-8", errors="surrogateescape") for i in selected
             ]
         elif isinstance(spec, CallTests):
-            meta.update(mode="call", fn_name=spec.fn_name)
+            judge_spec.update(mode="call", fn_name=spec.fn_name)
             payloads = [spec.inputs[i] for i in selected]
         elif isinstance(spec, ExpressionTests):
-            meta["mode"] = "expression"
+            judge_spec["mode"] = "expression"
             payloads = [spec.cases[i].expression for i in selected]
         elif isinstance(spec, AssertScriptTests):
-            meta.update(
-                mode="assert", test=spec.test, entry_point=spec.entry_point, prelude=spec.prelude
+            prelude = spec.prelude
+            judge_spec.update(
+                mode="assert",
+                test=spec.test,
+                entry_point=spec.entry_point,
+                prelude=spec.prelude,
+                prompt=spec.prompt,
             )
             payloads = [None] * len(selected)
         elif isinstance(spec, AssertListTests):
-            meta.update(mode="assert", prelude=spec.prelude)
+            prelude = spec.prelude
+            judge_spec.update(mode="assert", prelude=spec.prelude)
             head = "\n".join([*spec.imports, spec.setup or ""])
             payloads = [f"{head}\n{spec.asserts[i]}\n" for i in selected]
         else:  # pragma: no cover - parse_tests only returns the kinds above
             raise SpecError("tests", f"python cannot run {type(spec).__name__}")
+        stdio = judge_spec["mode"] == "stdio"
+        program_args = ("{program_dir}", "stdio" if stdio else "serve")
         blob = bytearray()
         tests = []
+        bounds: list[str] = []
         step_limits = limits.step_limits()
         for position, index in enumerate(selected):
             payload = payloads[position]
             data = b"" if payload is None else json.dumps(payload).encode()
-            offset = len(blob)
+            bounds += [str(len(blob)), str(len(data))]
+            judge = None
+            if not stdio:
+                judge = Step(
+                    argv=(bounds[-2], bounds[-1]),
+                    limits=limits.judge_limits(),
+                    kind="call",
+                    module=HARNESS,
+                    function="judge_main",
+                )
             blob += data
-            args = ("{program_dir}", str(offset), str(len(data)))
             stdin = stdins[position] if stdins else b""
             if self.fork:
                 step = Step(
-                    argv=args,
+                    argv=program_args,
                     limits=step_limits,
                     kind="call",
                     module=HARNESS,
-                    function="main",
+                    function="candidate_main",
                     stdin=stdin,
+                    judge=judge,
                 )
             else:
                 step = Step(
-                    argv=("{python}", "-s", "-B", HARNESS, *args), limits=step_limits, stdin=stdin
+                    argv=("{python}", "-s", "-B", HARNESS, *program_args),
+                    limits=step_limits,
+                    stdin=stdin,
+                    judge=judge,
                 )
-            tests.append(ProgramTest(index=index, step=step, meta={"mode": meta["mode"]}))
+            meta = {"mode": judge_spec["mode"]}
+            tests.append(ProgramTest(index=index, step=step, meta=meta))
         files = {
             "harness.py": self._harness,
             "solution.py": code.encode("utf-8", errors="surrogateescape"),
-            "spec.json": json.dumps(meta).encode(),
-            "cases.bin": bytes(blob),
+            "candidate.json": json.dumps({"prelude": prelude}).encode(),
         }
-        # The agent compiles the program and its tests once, before forking the tests.
-        bounds = [a for t in tests for a in t.step.argv[1:]]
+        judge_files = (
+            {}
+            if stdio
+            else {
+                "spec.json": json.dumps(judge_spec).encode(),
+                "cases.bin": bytes(blob),
+            }
+        )
+        # The program is compiled once where programs are forked; the tests once where
+        # judges are (compiling runs none of either).
         prepare = (
             (
                 Step(
-                    argv=("{program_dir}", *bounds),
+                    argv=("{program_dir}",),
                     limits=step_limits,
                     kind="call",
                     module=HARNESS,
-                    function="prepare",
+                    function="candidate_prepare",
                 ),
             )
             if self.fork
             else ()
         )
+        judge_prepare = (
+            ()
+            if stdio
+            else (
+                Step(
+                    argv=tuple(bounds),
+                    limits=step_limits,
+                    kind="call",
+                    module=HARNESS,
+                    function="judge_prepare",
+                ),
+            )
+        )
         wanted = _imports(code)
-        for source in (meta.get("test"), meta.get("prelude"), *payloads[:1]):
+        tested: frozenset[str] = frozenset()
+        for source in (judge_spec.get("test"), prelude, *payloads[:1]):
             if isinstance(source, str):
-                wanted |= _imports(source)
+                tested |= _imports(source)
         return Program(
             files=files,
             tests=tuple(tests),
-            preload_modules=tuple(sorted(wanted & self.preload)) if self.fork else (),
+            preload_modules=tuple(sorted((wanted | tested) & self.preload)) if self.fork else (),
             preload_entries=(HARNESS,) if self.fork else (),
             prepare=prepare,
             files_in_memory=self.fork,
+            judge_files=judge_files,
+            judge_entries=() if stdio else (HARNESS,),
+            judge_modules=tuple(sorted(tested & self.preload)),
+            judge_prepare=judge_prepare,
         )
 
     # --- judging ----------------------------------------------------------------------------
@@ -416,12 +476,17 @@ class PythonLanguage:
         limits: Limits,
         compare: CompareOptions | None,
     ) -> TestOutcome:
-        """Judge one run: limits first, then the harness's records, then the answer."""
+        """Judge one run: limits first, then the judge's verdict (stdio: the output)."""
         by_event = records(proc.channel)
+        verdict = verdict_record(proc.verdict)
+        if verdict is not None and verdict.get("event") == "error":
+            # A MemoryError the judge saw come from the program is its memory limit.
+            by_event.setdefault("error", verdict)
         limit = limit_outcome(proc, limits, by_event)
         if limit is not None:
             return limit
-        syntax = by_event.get("syntax_error")
+        syntax = (verdict or {}) if (verdict or {}).get("event") == "syntax_error" else None
+        syntax = syntax or by_event.get("syntax_error")
         if syntax is not None:
             # The parser here accepted the code, so the compiler rejected it
             # ('return' outside a function, say): a compile error of the program.
@@ -432,37 +497,26 @@ class PythonLanguage:
                 text=str(syntax.get("text", "")),
             )
             return TestOutcome(Status.COMPILE_ERROR, issue.describe(), fatal=True)
-        error = by_event.get("error")
-        if error is not None:
-            return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
-        mode = test.meta["mode"]
-        if mode == "stdio":
+        if test.meta["mode"] == "stdio":
+            error = by_event.get("error")
+            if error is not None:
+                return TestOutcome(Status.RUNTIME_ERROR, _error_text(error))
             assert isinstance(spec, StdioTests)
             return judge_stdio(spec, test.index, proc, compare)
-        if "exit" in by_event:
-            code = by_event["exit"].get("code")
-            message = f"the program called exit({code}) before the test finished"
-            return TestOutcome(Status.RUNTIME_ERROR, message, hack=message if code == 0 else "")
-        if mode == "assert":
-            return judge_pass_record(proc, by_event)
-        return self._judge_value(spec, test.index, proc, by_event, compare)
+        if verdict is not None and verdict.get("event") == "return":
+            return self._judge_value(spec, test.index, verdict, compare)
+        return judge_verdict(proc, verdict)
 
     def _judge_value(
         self,
         spec: TestSpec,
         index: int,
-        proc: ProcessResult,
-        by_event: dict[str, dict[str, Any]],
+        returned: dict[str, Any],
         compare: CompareOptions | None,
     ) -> TestOutcome:
-        returned = by_event.get("return")
-        if returned is None:
-            return TestOutcome(Status.RUNTIME_ERROR, ended_early(proc))
-        if returned.get("nonce") != proc.nonce or not proc.nonce:
-            return forged()
         try:
             actual = decode_value(returned.get("value"))
-        except (DecodeError, ValueError, TypeError) as err:
+        except (DecodeError, ValueError, TypeError, RecursionError) as err:
             return TestOutcome(Status.FAILED, f"the returned value could not be read: {err}")
         if isinstance(spec, CallTests):
             expected = spec.outputs[index]
@@ -480,7 +534,8 @@ class PythonLanguage:
         shown = describe_value(actual, 2000)
         if ok:
             return TestOutcome(Status.PASSED, actual=shown, returned=(actual,))
-        return TestOutcome(Status.FAILED, "wrong answer", shown, returned=(actual,))
+        hack = str(returned.get("hack") or "")
+        return TestOutcome(Status.FAILED, "wrong answer", shown, hack=hack, returned=(actual,))
 
 
 @functools.lru_cache(maxsize=512)
@@ -514,3 +569,164 @@ def _error_text(error: dict[str, Any]) -> str:
     if trace:
         return trace
     return f"{error.get('type', 'Error')}: {error.get('message', '')}"
+
+
+# --- the case table ------------------------------------------------------------------------
+
+
+def _py(code: str) -> str:
+    return fenced("python", code)
+
+
+_READ = "a, b = map(int, input().split())\n"
+_ADD = {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return [
+        Case("ok", "stdio sum", _py(_READ + "print(a + b)"), SUM_TESTS, Status.PASSED, passed=3),
+        Case("ok", "assert add", _py("def add(a, b):\n    return a + b"), _ADD, Status.PASSED),
+        Case(
+            "wrong_answer",
+            "stdio difference",
+            _py(_READ + "print(a - b)"),
+            SUM_TESTS,
+            Status.FAILED,
+            passed=1,
+        ),
+        Case(
+            "wrong_answer",
+            "assert off by one",
+            _py("def add(a, b):\n    return a + b + 1"),
+            _ADD,
+            Status.FAILED,
+        ),
+        Case(
+            "no_code", "prose", "I would add the two numbers.", SUM_TESTS, Status.NO_CODE, passed=0
+        ),
+        Case(
+            "syntax_error", "unclosed paren", _py("print((1 + 2)"), SUM_TESTS, Status.SYNTAX_ERROR
+        ),
+        Case(
+            "syntax_error", "python 2 print", _py("print 'hello'"), SUM_TESTS, Status.SYNTAX_ERROR
+        ),
+        Case(
+            "compile_error",
+            "return outside function",
+            _py("return 5"),
+            SUM_TESTS,
+            Status.COMPILE_ERROR,
+        ),
+        Case(
+            "runtime_error",
+            "exception",
+            _py("raise ValueError('boom')"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "runtime_error",
+            "deep recursion",
+            _py("def f(n):\n    return f(n + 1)\nf(0)"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "timeout",
+            "busy loop",
+            _py("while True:\n    pass"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "timeout",
+            "sleep",
+            _py("import time\ntime.sleep(60)"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "timeout",
+            "reads stdin forever",
+            _py("import sys\nwhile True:\n    sys.stdin.read()"),
+            SUM_TESTS,
+            Status.TIMEOUT,
+            limits=QUICK,
+        ),
+        Case(
+            "memory_limit",
+            "huge allocation",
+            _py("x = bytearray(4 * 1024 ** 3)"),
+            SUM_TESTS,
+            Status.MEMORY_LIMIT,
+        ),
+        Case(
+            "memory_limit",
+            "growing list",
+            _py("x = []\nwhile True:\n    x.append(' ' * 10 ** 6)"),
+            SUM_TESTS,
+            Status.MEMORY_LIMIT,
+        ),
+        Case(
+            "output_flood",
+            "stdout flood",
+            _py("while True:\n    print('x' * 10000)"),
+            SUM_TESTS,
+            Status.OUTPUT_LIMIT,
+            limits=Limits(timeout_s=5, max_output_bytes=1 << 20),
+        ),
+        Case(
+            "output_flood",
+            "stderr flood",
+            _py("import sys\nwhile True:\n    sys.stderr.write('x' * 10000)"),
+            SUM_TESTS,
+            Status.OUTPUT_LIMIT,
+            limits=Limits(timeout_s=5, max_output_bytes=1 << 20),
+        ),
+        Case(
+            "early_exit",
+            "exit(0) before the asserts",
+            _py("import sys\nsys.exit(0)\ndef add(a, b):\n    return a + b"),
+            _ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "early_exit",
+            "os._exit(0) inside the function",
+            _py("import os\ndef add(a, b):\n    os._exit(0)"),
+            _ADD,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "early_exit", "stdio exit(0) without output", _py("exit(0)"), SUM_TESTS, Status.FAILED
+        ),
+        Case(
+            "kill_self",
+            "SIGKILL itself",
+            _py("import os, signal\nos.kill(os.getpid(), 9)"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+        ),
+        Case(
+            "kill_supervisor",
+            "signals the supervisor and goes on",
+            _py(
+                "import os\nfor sig in (9, 19, 15):\n    try:\n        os.kill(1, sig)\n"
+                "    except OSError:\n        pass\n" + _READ + "print(a + b)"
+            ),
+            SUM_TESTS,
+            Status.PASSED,
+            passed=3,
+        ),
+        Case(
+            "fork_bomb",
+            "fork bomb",
+            _py("import os\nwhile True:\n    os.fork()"),
+            SUM_TESTS,
+            Status.RUNTIME_ERROR,
+            limits=Limits(timeout_s=3, memory_mb=256, max_processes=32),
+        ),
+    ]

@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from verifiers.cases import PATTERN_KINDS, Case, table
 from verifiers.errors import SpecError
 from verifiers.languages.common import forged, limit_outcome, pin_toolchain, records
+from verifiers.languages.javascript import NODE
 from verifiers.limits import Limits
 from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
@@ -57,6 +59,13 @@ def unwrap(text: str) -> str:
 
 class RegexLanguage:
     """Regular expressions in several flavours."""
+
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = PATTERN_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
 
     name = "regex"
     aliases = ("regex", "regexp", "re", "re2", "regular-expression")
@@ -183,9 +192,9 @@ class RegexLanguage:
             preload_modules=tuple(preload),
             preload_entries=(HARNESS,),
             files_in_memory=not uses_node,
-            toolchains=("node",) if uses_node else (),
+            toolchains=(NODE,) if uses_node else (),
         )
-        return pin_toolchain(program, "node", self._node) if uses_node else program
+        return pin_toolchain(program, NODE, self._node) if uses_node else program
 
     def interpret(
         self,
@@ -266,4 +275,31 @@ def _judge_equivalence(record: dict[str, Any]) -> TestOutcome:
         Status.FAILED,
         f"not equivalent to the gold pattern: shortest distinguishing string {witness!r} ({side})",
         repr(witness),
+    )
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_RE = {"positive": ["ab", "aab"], "negative": ["b", "abc"]}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "regex",
+        {
+            "ok:python": ("a+b", _RE, Status.PASSED),
+            "ok:javascript": ("a+b", {**_RE, "flavor": "javascript"}, Status.PASSED),
+            "ok:re2": ("a+b", {**_RE, "flavor": "re2"}, Status.PASSED),
+            "ok:equivalent to the gold pattern": ("aa*b", {**_RE, "gold": "a+b"}, Status.PASSED),
+            "wrong_answer:too loose": ("a*b", _RE, Status.FAILED),
+            "wrong_answer:not equivalent": ("a+b?", {"gold": "a+b"}, Status.FAILED),
+            "no_code:empty": ("", _RE, Status.NO_CODE),
+            "syntax_error:unclosed group": ("(a+b", _RE, Status.SYNTAX_ERROR),
+            "timeout:catastrophic backtracking": (
+                "(a+)+$",
+                {"positive": ["aaa"], "negative": ["a" * 40 + "!"], "mode": "search"},
+                Status.TIMEOUT,
+            ),
+        },
     )

@@ -13,14 +13,22 @@ default) are linked with ``--extern``, offline.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import tree_sitter
 
+from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
+from verifiers.errors import RuntimeUnavailableError
+from verifiers.keys import content_key
 from verifiers.languages.common import (
     TreeSitterLanguage,
-    content_key,
     judge_pass_record,
     judge_stdio,
     limit_outcome,
@@ -29,11 +37,19 @@ from verifiers.languages.common import (
 )
 from verifiers.limits import Limits
 from verifiers.parsing import grammar
-from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.program import (
+    ImageRecipe,
+    ProcessResult,
+    Program,
+    ProgramTest,
+    Step,
+    Toolchain,
+    ToolchainSpec,
+)
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
-from verifiers.toolchains import DEFAULT_RUST_CRATES, host_toolchain
+from verifiers.toolchains import HOST, cache_dir, make_readable, slug, tool_version, which
 
 GRAMMAR = "tree_sitter_rust"
 FLAGS = ("--edition", "2021", "-O", "-C", "strip=symbols", "-A", "warnings")
@@ -136,6 +152,194 @@ mod __vf_harness {
     }
 }
 """
+
+
+# --- the toolchain -------------------------------------------------------------------------
+
+#: Crates every Rust program may use. rand 0.7 because the tests of HumanEval-X call its
+#: two-argument ``gen_range``. More crates: ``VERIFIERS_RUST_CRATES="itertools=0.13,..."``
+#: when running ``verifiers toolchains build``, and ``RustLanguage(crates=...)``.
+DEFAULT_RUST_CRATES = {"rand": "0.7", "regex": "1", "md5": "0.7"}
+CRATES_ENV = "VERIFIERS_RUST_CRATES"
+#: Debian bookworm packages of the Docker image (rustc-web is bookworm's current rustc).
+_RUSTC_WEB = "1.96.0+dfsg1-1~deb12u2"
+_IMAGE_DEPS = "/opt/verifiers/rust/deps"
+
+
+def rust_sysroot(rustc: str = "rustc") -> Path:
+    """The toolchain directory of ``rustc`` (its real binary is ``bin/rustc`` there)."""
+    done = subprocess.run(
+        [rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=60, check=True
+    )
+    return Path(done.stdout.strip())
+
+
+def rust_crates_dir(rustc_version: str) -> Path:
+    """Directory of the crates built for one rustc version."""
+    return cache_dir() / "rust-crates" / slug(rustc_version)
+
+
+def rust_crates_manifest(rustc_version: str) -> dict[str, Any] | None:
+    """The built crates for this rustc: ``{"deps": dir, "externs": {name: rlib}}``, or None."""
+    path = rust_crates_dir(rustc_version) / "manifest.json"
+    try:
+        manifest: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not all(Path(p).is_file() for p in manifest.get("externs", {}).values()):
+        return None
+    return manifest
+
+
+def cargo_manifest(crates: dict[str, str]) -> str:
+    """The Cargo.toml of the crate build (a library depending on every crate)."""
+    deps = "\n".join(f'{name} = "{req}"' for name, req in sorted(crates.items()))
+    return (
+        '[package]\nname = "verifiers-crates"\nversion = "0.1.0"\nedition = "2021"\n\n'
+        f'[lib]\npath = "lib.rs"\n\n[dependencies]\n{deps}\n'
+    )
+
+
+def _extra_crates() -> dict[str, str]:
+    out = {}
+    for item in filter(None, (p.strip() for p in os.environ.get(CRATES_ENV, "").split(","))):
+        name, sep, version = item.partition("=")
+        if not sep or not name or not version:
+            raise ValueError(f"{CRATES_ENV}: {item!r} is not NAME=VERSION")
+        out[name.strip()] = version.strip()
+    return out
+
+
+def build_rust_crates(crates: dict[str, str] | None = None, cargo: str = "cargo") -> Path:
+    """Build crates (name -> version requirement) for the host's rustc, with the network.
+
+    Returns:
+        The path of the manifest the Rust toolchain reads.
+    """
+    crates = {**DEFAULT_RUST_CRATES, **_extra_crates(), **(crates or {})}
+    rustc = shutil.which("rustc") or "rustc"
+    real_rustc = str(rust_sysroot(rustc) / "bin" / "rustc")
+    version = tool_version([real_rustc, "--version"])
+    target = rust_crates_dir(version)
+    project = target / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "Cargo.toml").write_text(cargo_manifest(crates))
+    (project / "lib.rs").write_text("")
+    env = {**os.environ, "RUSTC": real_rustc, "CARGO_TARGET_DIR": str(target / "target")}
+    done = subprocess.run(
+        [cargo, "build", "--release", "--message-format=json", "--quiet"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"cargo build of {sorted(crates)} failed:\n{done.stderr[-3000:]}")
+    externs: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if message.get("reason") != "compiler-artifact":
+            continue
+        name = message["target"]["name"].replace("-", "_")
+        if name.replace("_", "-") in crates or name in crates:
+            for filename in message["filenames"]:
+                if filename.endswith(".rlib"):
+                    externs[name] = filename
+    missing = {c.replace("-", "_") for c in crates} - set(externs)
+    if missing:
+        raise RuntimeError(f"cargo built no rlib for {sorted(missing)}")
+    deps = target / "target" / "release" / "deps"
+    manifest = {"rustc": version, "crates": crates, "deps": str(deps), "externs": externs}
+    path = target / "manifest.json"
+    path.write_text(json.dumps(manifest, indent=2))
+    make_readable(target)
+    return path
+
+
+def _host(path: str | None) -> Toolchain:
+    def resolve() -> Toolchain:
+        rustc = which(path, "rustc")
+        if not rustc:
+            raise RuntimeUnavailableError(
+                "rustc not found: install Rust (rustup or apt-get install rustc)"
+            )
+        try:
+            sysroot = rust_sysroot(rustc)
+        except (OSError, subprocess.SubprocessError) as err:
+            raise RuntimeUnavailableError(f"{rustc} --print sysroot failed: {err}") from err
+        real = str(sysroot / "bin" / "rustc")
+        version = tool_version([real, "--version"])
+        manifest = rust_crates_manifest(version)
+        paths = [str(sysroot)]
+        deps = "/nonexistent-rust-crates"
+        crates = "none built (run: verifiers toolchains build)"
+        if manifest:
+            deps = str(manifest["deps"])
+            paths.append(str(Path(deps).parent.parent.parent))
+            crates = ", ".join(sorted(manifest["externs"]))
+        externs = json.dumps(manifest and manifest["externs"], sort_keys=True)
+        return Toolchain(
+            "rust",
+            {"{rustc}": real, "{rust_deps}": deps},
+            f"host {version}; crates {externs}",
+            tuple(paths),
+            f"{version} at {real}; crates: {crates}",
+        )
+
+    return HOST.get("rust", path, resolve)
+
+
+def _setup() -> str:
+    return f"rust crates: {build_rust_crates()}"
+
+
+_CRATES_LOCK = resources.files("verifiers.languages").joinpath("_rust_crates.lock")
+
+RUST = ToolchainSpec(
+    name="rust",
+    placeholders=("{rustc}", "{rust_deps}"),
+    host=_host,
+    image=ImageRecipe(
+        family="rust",
+        packages={
+            "rustc-web": _RUSTC_WEB,
+            "libstd-rust-web-dev": _RUSTC_WEB,
+            "gcc": "4:12.2.0-3",
+            "libc6-dev": "",
+            "ca-certificates": "",
+        },
+        # The crates at the versions of _rust_crates.lock, built from crates.io; cargo
+        # is installed for that and removed again (programs are compiled with rustc alone).
+        run=(
+            "apt-get update -qq\n"
+            f"apt-get install -y -qq --no-install-recommends cargo-web={_RUSTC_WEB}\n"
+            'if [ -n "${VERIFIERS_BUILD_CA:-}" ]; then\n'
+            "  export CARGO_HTTP_CAINFO=$VERIFIERS_BUILD_CA\n"
+            "fi\n"
+            "CARGO_HOME=/tmp/cargo-home cargo build --release --locked --quiet\n"
+            f"mkdir -p {os.path.dirname(_IMAGE_DEPS)}\n"
+            f"cp -r target/release/deps {_IMAGE_DEPS}\n"
+            f"chmod -R a+rX {os.path.dirname(_IMAGE_DEPS)}\n"
+            "rm -rf target /tmp/cargo-home\n"
+            "apt-get purge -y -qq cargo-web\n"
+            "apt-get clean\n"
+            "rm -rf /var/lib/apt/lists/*"
+        ),
+        files={
+            "Cargo.toml": cargo_manifest(DEFAULT_RUST_CRATES).encode(),
+            "Cargo.lock": _CRATES_LOCK.read_bytes(),
+            "lib.rs": b"",
+        },
+        keep=(os.path.dirname(_IMAGE_DEPS),),
+        labels={"{rustc}": "/usr/bin/rustc", "{rust_deps}": _IMAGE_DEPS},
+    ),
+    setup=_setup,
+)
 
 
 def _parse(code: str) -> tuple[bytes, tree_sitter.Node]:
@@ -281,9 +485,17 @@ class RustLanguage(TreeSitterLanguage):
             directory; one that is not there is an error only for a program that uses it).
     """
 
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = CASE_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
+
     name = "rust"
     aliases = ("rust", "rs")
     grammar = GRAMMAR
+    toolchains = (RUST,)
 
     def __init__(self, rustc: str | None = None, crates: Iterable[str] | None = None) -> None:
         self._rustc = rustc
@@ -292,7 +504,7 @@ class RustLanguage(TreeSitterLanguage):
 
     def toolchain(self) -> str:
         """The host's rustc version and built crates (for ``verifiers doctor``)."""
-        return host_toolchain("rust", self._rustc).description
+        return RUST.host(self._rustc).description
 
     def parse_tests(self, raw: Any) -> TestSpec:
         """stdin/stdout, or test code whose ``#[test]`` functions become the tests."""
@@ -354,9 +566,9 @@ class RustLanguage(TreeSitterLanguage):
             build=build,
             build_key=content_key("rust", " ".join(flags), " ".join(link), source),
             artefacts=("prog",),
-            toolchains=("rust",),
+            toolchains=(RUST,),
         )
-        return pin_toolchain(program, "rust", self._rustc)
+        return pin_toolchain(program, RUST, self._rustc)
 
     def interpret(
         self,
@@ -384,3 +596,102 @@ class RustLanguage(TreeSitterLanguage):
             )
             return TestOutcome(status, message)
         return judge_pass_record(proc, by_event)
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_RS_READ = (
+    "use std::io::Read;\n\nfn main() {\n    let mut s = String::new();\n"
+    "    std::io::stdin().read_to_string(&mut s).unwrap();\n"
+    "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+)
+_RS_ADD = {
+    "test": "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_add() {\n"
+    "        assert_eq!(add(1, 2), 3);\n    }\n\n    #[test]\n    fn test_zero() {\n"
+    "        assert_eq!(add(2, 0), 2);\n    }\n}\n"
+}
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "rust",
+        {
+            "ok:stdio sum": (
+                _RS_READ + '    println!("{}", v[0] + v[1]);\n}',
+                SUM_TESTS,
+                Status.PASSED,
+            ),
+            "ok:assert add": (
+                "fn add(a: i32, b: i32) -> i32 {\n    a + b\n}",
+                _RS_ADD,
+                Status.PASSED,
+            ),
+            "wrong_answer:stdio difference": (
+                _RS_READ + '    println!("{}", v[0] - v[1]);\n}',
+                SUM_TESTS,
+                Status.FAILED,
+            ),
+            "wrong_answer:assert_eq fails": (
+                "fn add(a: i32, b: i32) -> i32 {\n    a * b\n}",
+                _RS_ADD,
+                Status.FAILED,
+            ),
+            "no_code:prose": ("Sum the numbers.", SUM_TESTS, Status.NO_CODE),
+            "syntax_error:unbalanced": ("fn main( {\n}", SUM_TESTS, Status.SYNTAX_ERROR),
+            "compile_error:type mismatch": (
+                'fn main() {\n    let x: i32 = "a";\n}',
+                SUM_TESTS,
+                Status.COMPILE_ERROR,
+            ),
+            "runtime_error:index out of bounds": (
+                'fn main() {\n    let v: Vec<i32> = Vec::new();\n    println!("{}", v[3]);\n}',
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "runtime_error:panic in the tested function": (
+                "fn add(a: i32, b: i32) -> i32 {\n    let v: Vec<i32> = vec![];\n"
+                "    v[(a + b) as usize]\n}",
+                _RS_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "timeout:busy loop": ("fn main() {\n    loop {}\n}", ONE_TEST, Status.TIMEOUT),
+            "memory_limit:growing vector": (
+                "fn main() {\n    let mut keep: Vec<Vec<u8>> = Vec::new();\n"
+                "    loop {\n        keep.push(vec![1u8; 1 << 20]);\n    }\n}",
+                ONE_TEST,
+                Status.MEMORY_LIMIT,
+            ),
+            "output_flood:stdout": (
+                'use std::io::Write;\n\nfn main() {\n    let s = "x".repeat(10000);\n'
+                "    let mut out = std::io::stdout();\n    loop {\n"
+                "        if out.write_all(s.as_bytes()).is_err() {\n            break;\n        }\n"
+                "    }\n}",
+                ONE_TEST,
+                Status.OUTPUT_LIMIT,
+            ),
+            "early_exit:process::exit(0) in the function": (
+                "fn add(a: i32, b: i32) -> i32 {\n    std::process::exit(0)\n}",
+                _RS_ADD,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_self:abort": (
+                "fn main() {\n    std::process::abort();\n}",
+                SUM_TESTS,
+                Status.RUNTIME_ERROR,
+            ),
+            "kill_supervisor:signals PID 1 and goes on": (
+                _RS_READ
+                + '    let _ = std::process::Command::new("kill").args(["-9", "1"]).status();\n'
+                '    println!("{}", v[0] + v[1]);\n}',
+                SUM_TESTS,
+                Status.PASSED,
+            ),
+            "fork_bomb:spawn until it fails": (
+                'fn main() {\n    loop {\n        std::process::Command::new("sleep").arg("100")'
+                ".spawn().unwrap();\n    }\n}",
+                ONE_TEST,
+                Status.RUNTIME_ERROR,
+            ),
+        },
+    )

@@ -24,6 +24,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from verifiers.cases import QUERY_KINDS, Case, table
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
 from verifiers.languages.common import forged, limit_outcome, records
@@ -157,6 +158,13 @@ def _diff(expected: list[Any], actual: list[Any]) -> str:
 
 class SqlLanguage:
     """SQL queries on SQLite (default), DuckDB or PostgreSQL."""
+
+    #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
+    case_kinds = QUERY_KINDS
+
+    def cases(self) -> list[Case]:
+        """Real programs, one or more per kind of outcome, and the verdict each must get."""
+        return _cases()
 
     name = "sql"
     aliases = ("sql", "sqlite", "sqlite3", "postgresql", "postgres", "psql", "duckdb", "mysql")
@@ -355,3 +363,64 @@ class SqlLanguage:
         if _rows_equal(list(expected or []), list(actual or []), ordered, opts):
             return TestOutcome(Status.PASSED, actual=shown)
         return TestOutcome(Status.FAILED, _diff(list(expected or []), list(actual or [])), shown)
+
+
+# --- the case table ------------------------------------------------------------------------
+
+_DB = {
+    "database": {
+        "schema": "CREATE TABLE singer(id INTEGER, name TEXT, age INTEGER);",
+        "inserts": ["INSERT INTO singer VALUES (1, 'Ann', 30), (2, 'Bo', 41), (3, 'Cy', 52)"],
+    },
+    "gold_query": "SELECT name FROM singer WHERE age > 40",
+}
+_COUNTER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c"
+
+
+def _cases() -> list[Case]:
+    """One program per kind of outcome (see :mod:`verifiers.cases`)."""
+    return table(
+        "sql",
+        {
+            "ok:filter": ("SELECT name FROM singer WHERE age >= 41", _DB, Status.PASSED),
+            "ok:bare query": (
+                "SELECT s.name FROM singer AS s WHERE s.age > 40;",
+                _DB,
+                Status.PASSED,
+            ),
+            "wrong_answer:wrong filter": (
+                "SELECT name FROM singer WHERE age > 20",
+                _DB,
+                Status.FAILED,
+            ),
+            "no_code:prose": ("I would look at the singer table.", _DB, Status.NO_CODE),
+            "syntax_error:garbled": ("SELECT name FROM WHERE age >", _DB, Status.SYNTAX_ERROR),
+            "compile_error:unknown table": ("SELECT name FROM singers", _DB, Status.COMPILE_ERROR),
+            "compile_error:a write is refused": ("DELETE FROM singer", _DB, Status.COMPILE_ERROR),
+            "compile_error:ATTACH is refused": (
+                "ATTACH DATABASE '/etc/passwd' AS x",
+                _DB,
+                Status.COMPILE_ERROR,
+            ),
+            "runtime_error:integer overflow": (
+                "SELECT abs(-9223372036854775807 - 1)",
+                _DB,
+                Status.RUNTIME_ERROR,
+            ),
+            "timeout:endless recursion": (
+                _COUNTER + ") SELECT count(*) FROM c",
+                _DB,
+                Status.TIMEOUT,
+            ),
+            "memory_limit:huge string": (
+                _COUNTER + " LIMIT 30) SELECT length(group_concat(zeroblob(50000000))) FROM c",
+                _DB,
+                Status.MEMORY_LIMIT,
+            ),
+            "output_flood:millions of rows": (
+                _COUNTER + " LIMIT 10000000) SELECT hex(randomblob(64)) FROM c",
+                _DB,
+                Status.OUTPUT_LIMIT,
+            ),
+        },
+    )

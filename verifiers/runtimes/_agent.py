@@ -1,30 +1,46 @@
 """The sandbox agent: a small supervisor that runs inside the sandbox.
 
-It is started once per sandbox session (as PID 1 of the sandbox's PID namespace
-under bubblewrap) and serves requests from the host over its stdin/stdout:
+It is started once per sandbox session (as PID 1 of the sandbox's PID namespace under
+bubblewrap, or of a container) and serves requests from the host over its stdin/stdout:
 
 * ``run``: start one process with its own stdin, resource limits and wall-clock
   timeout, collect its stdout, stderr and result channel (fd 3) with size caps,
   and report exit status, signal, CPU time and peak memory. ``kind: exec``
-  executes a program; ``kind: call`` forks this already-running interpreter and
-  calls a Python function in the child (no interpreter start per test).
-  After every run all other processes in the sandbox are killed.
-* ``write``: write files into the sandbox; ``preload``: import modules once so
-  forked children share them, and run the language's trusted set-up calls (such as
-  compiling the tests) in this process; ``exit``.
+  executes a program; ``kind: call`` calls a Python function in a child of the
+  *zygote* (no interpreter start per test). A step may carry a ``judge``: trusted test
+  code run at the same time in a process of its own, connected to the program by a call
+  channel (descriptors 5 and 6 on both sides), whose verdict comes back on the judge's
+  descriptor 3. After every run all other processes in the sandbox are killed.
+* ``write``: write files into the sandbox; ``preload``: import modules once so forked
+  children share them, and run the language's trusted set-up calls; ``exit``.
 * ``load`` and ``reset``, for a warm sandbox that serves one program after another:
-  ``load`` keeps a program's files in this process's memory (forked children see
-  them, and cannot change what the next test sees) and preloads like ``preload``;
-  ``reset`` forgets the program, empties the writable directories and reports
-  whether the sandbox is as clean as a new one (no process, file, IPC object or
-  key left behind). The host discards a sandbox that is not.
+  ``load`` keeps a program's files in memory and preloads like ``preload``; ``reset``
+  forgets the program, empties the writable directories and reports whether the sandbox
+  is as clean as a new one (no process, file, IPC object or key left behind, and every
+  limit, CPU affinity, priority and scheduling policy of the supervisor as it started).
+  The host discards a sandbox that is not.
+
+**Three identities.** With several user ids available (the host runs as root), the agent
+drops from root to the *supervisor* uid while keeping only the capabilities it needs to
+start processes as other users, signal them and clean their files; test programs run as
+the sandbox's *program* uid (one per sandbox slot, so per-user kernel quotas are per
+sandbox) with no capability at all, and trusted test code as the *judge* uid. A program
+cannot signal, trace, re-limit or re-prioritise a process of another uid, and the agent,
+the zygote and the judges are not dumpable, so no program can read or write their memory
+or descriptors through ``/proc``. With one uid only (an unprivileged host), every process
+shares it: processes stay apart (no descriptor, no memory access), the reset still proves
+the supervisor's limits and scheduling untouched, but a program can signal a judge.
+
+**The zygote.** ``call`` steps run candidate Python code in a forked interpreter, and a fork
+copies the parent's memory: a candidate forked from this process could read test code and
+expected values that the agent once held. So the agent forks a zygote before it reads any
+request; the zygote only ever receives the candidate's own files (never a judge's), and
+forks each candidate from there (twice, so that the candidate becomes this process's child
+and is waited for and killed like any other).
 
 Why PID 1: the kernel ignores signals sent to a namespace's init from inside the
 namespace unless it installed a handler, so the program cannot kill or stop its
-supervisor; and ``kill(-1, SIGKILL)`` from PID 1 reaches every other process in
-the sandbox, including daemons that left their process group. The agent also
-makes itself non-dumpable, so a same-uid program can neither ptrace it nor open
-its file descriptors through /proc.
+supervisor; and it reaps every process left behind.
 
 This file is stdlib-only: it runs on the sandbox's interpreter, which need not
 have the SDK installed. Frames are a 4-byte big-endian header length, a JSON
@@ -42,6 +58,7 @@ import os
 import resource
 import select
 import signal
+import socket
 import struct
 import sys
 import time
@@ -52,14 +69,38 @@ IN_FD = 0
 OUT_FD = 1
 CHANNEL_FD = 3
 NONCE_FD = 4
+CALLS_IN_FD = 5
+CALLS_OUT_FD = 6
 MAX_HEADER = 1 << 20
 MAX_BLOB = 1 << 31
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
+PR_SET_KEEPCAPS = 8
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+# Capabilities the supervisor keeps: start processes as other users (setuid, setgid),
+# signal them (kill), and clean up what they leave (chown, dac_override, dac_read_search,
+# fowner). Everything else is gone.
+CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_KILL = 0, 1, 2, 3, 5
+CAP_SETGID, CAP_SETUID = 6, 7
+SUPERVISOR_CAPS = (
+    CAP_CHOWN,
+    CAP_DAC_OVERRIDE,
+    CAP_DAC_READ_SEARCH,
+    CAP_FOWNER,
+    CAP_KILL,
+    CAP_SETGID,
+    CAP_SETUID,
+)
 # glibc sizes every thread's stack by RLIMIT_STACK, and thread stacks count
 # against RLIMIT_DATA: a larger value would starve multi-threaded runtimes (Go, Node).
 STACK_CAP = 8 * 1024 * 1024
+#: What a program's stderr keeps (head and tail), and its result channel, at most: the
+#: host holds a bounded amount per test, whatever the program prints.
+STDERR_KEEP = 64 * 1024
+CHANNEL_KEEP = 1 << 20
+#: A judge's own stderr (trusted test code printing), kept for diagnostics.
+JUDGE_STDERR_KEEP = 16 * 1024
 
 _entries: dict[str, ModuleType] = {}
 # Harness modules by (path, content hash), kept across the programs of a warm sandbox.
@@ -67,8 +108,28 @@ _entry_cache: dict[tuple[str, str], ModuleType] = {}
 # The current program's files (absolute path -> bytes) when it was loaded into memory.
 # Entry modules see this very dict as ``PROGRAM_FILES``: it is mutated, never rebound.
 _program_files: dict[str, bytes] = {}
+# Files only judges see (name -> bytes): tests, expected values. Never sent to the zygote.
+# Entry modules see it as ``JUDGE_FILES``.
+_judge_files: dict[str, bytes] = {}
 # Directories a program may write to, emptied between the programs of a warm sandbox.
 SCRATCH_DIRS = ("/sandbox", "/tmp", "/dev/shm", "/dev/mqueue")
+
+
+class Ids:
+    """The user ids of the sandbox: supervisor, judge, program (and their groups)."""
+
+    def __init__(self, supervisor: int, judge: int, program: int) -> None:
+        self.supervisor = supervisor
+        self.judge = judge
+        self.program = program
+
+    @property
+    def separate(self) -> bool:
+        """Whether programs run under a uid of their own (otherwise every process shares one)."""
+        return self.program != self.supervisor
+
+
+_ids = Ids(-1, -1, -1)
 
 
 # --- framing -------------------------------------------------------------------------------
@@ -110,29 +171,127 @@ def send_frame(header: dict[str, Any], blobs: list[bytes] | None = None) -> None
             view = view[written:]
 
 
-# --- set-up --------------------------------------------------------------------------------
+# --- privileges ----------------------------------------------------------------------------
+
+_libc: Any = None
+
+
+def _lib() -> Any:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc
 
 
 def _prctl(option: int, value: int) -> None:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(option, value, 0, 0, 0)
+        _lib().prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):  # pragma: no cover - exotic libc
         pass
 
 
-def drop_privileges(uid: int, gid: int, workdir: str | None) -> None:
-    """Become the unprivileged sandbox user (when started as root inside the user namespace)."""
-    if os.getuid() == 0 and uid != 0:
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _capset(caps: tuple[int, ...]) -> None:
+    """Set this thread's effective and permitted capabilities to ``caps`` (none inheritable)."""
+    mask = 0
+    for cap in caps:
+        mask |= 1 << cap
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    data[0].effective = data[0].permitted = mask & 0xFFFFFFFF
+    data[1].effective = data[1].permitted = mask >> 32
+    if _lib().capset(ctypes.byref(header), data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
+
+
+def become_supervisor(ids: Ids, workdir: str | None) -> None:
+    """From root (in the sandbox's user namespace, or a container's): the supervisor uid.
+
+    The work directory becomes the program's; the capabilities the supervisor needs survive
+    the change of uid, every other one is dropped.
+    """
+    if os.getuid() == 0 and ids.separate:
         if workdir:
-            os.chown(workdir, uid, gid)
+            os.chown(workdir, ids.program, ids.program)
         os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
+        _prctl(PR_SET_KEEPCAPS, 1)
+        os.setresgid(ids.supervisor, ids.supervisor, ids.supervisor)
+        os.setresuid(ids.supervisor, ids.supervisor, ids.supervisor)
+        _prctl(PR_SET_KEEPCAPS, 0)
+        _capset(SUPERVISOR_CAPS)
         # Changing credentials cleared bubblewrap's --die-with-parent: arm it again.
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    elif os.getuid() == 0 and ids.program not in (-1, 0):
+        # One uid for every process (the old layout, kept for hosts that map only one).
+        if workdir:
+            os.chown(workdir, ids.program, ids.program)
+        os.setgroups([])
+        os.setresgid(ids.program, ids.program, ids.program)
+        os.setresuid(ids.program, ids.program, ids.program)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     _prctl(PR_SET_DUMPABLE, 0)
+
+
+def _become(uid: int, dumpable: bool) -> None:
+    """In a child: become ``uid`` with no capability at all (nothing to regain: no_new_privs)."""
+    if _ids.separate and os.getuid() != uid:
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        _capset(())
+    if not dumpable:
+        # A change of credentials made the process dumpable again.
+        _prctl(PR_SET_DUMPABLE, 0)
+
+
+# --- the supervisor's own state, proven unchanged at every reset ----------------------------
+
+
+def _own_state(pid: int = 0) -> dict[str, Any]:
+    """Limits, CPU affinity, priority and scheduling policy of a process (0: this one)."""
+    state: dict[str, Any] = {}
+    if pid == 0:
+        state["limits"] = {
+            name: resource.getrlimit(getattr(resource, name))
+            for name in dir(resource)
+            if name.startswith("RLIMIT_")
+        }
+        try:
+            state["affinity"] = sorted(os.sched_getaffinity(0))
+        except OSError:
+            state["affinity"] = None
+        state["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+        state["policy"] = os.sched_getscheduler(0)
+        return state
+    state["limits"] = _proc_lines(f"/proc/{pid}/limits")
+    status = {
+        line.split(":", 1)[0]: line.split(":", 1)[1].strip()
+        for line in _proc_lines(f"/proc/{pid}/status")
+        if ":" in line
+    }
+    state["affinity"] = status.get("Cpus_allowed_list")
+    try:
+        state["nice"] = os.getpriority(os.PRIO_PROCESS, pid)
+        state["policy"] = os.sched_getscheduler(pid)
+    except OSError:
+        state["nice"] = state["policy"] = None
+    return state
+
+
+_initial_state: dict[str, Any] = {}
+_zygote_state: dict[str, Any] = {}
 
 
 # --- running one process --------------------------------------------------------------------
@@ -156,8 +315,8 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
     setl(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
     setl(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
     if enforce_nproc:
-        # RLIMIT_NPROC counts every task of our uid in this user namespace (one
-        # per sandbox), the agent included. Outside a namespace it would count
+        # RLIMIT_NPROC counts every task of the process's uid in this user namespace: with
+        # a uid per sandbox, the sandbox's own processes. Outside a namespace it would count
         # the user's processes on the whole host, so it is not set there.
         setl(resource.RLIMIT_NPROC, int(limits["max_processes"]) + 1)
 
@@ -203,8 +362,16 @@ def _flush_stdio() -> None:
             pass
 
 
-def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, pid1: bool) -> None:
-    """In the forked child: wire the descriptors, apply limits, then exec or call. Never returns."""
+#: Descriptor numbers of a child, in order (None: not given).
+CHILD_FDS = ("stdin", "stdout", "stderr", "channel", "nonce", "calls_in", "calls_out")
+
+
+def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> None:
+    """In the forked child: wire the descriptors, apply limits, then exec or call. Never returns.
+
+    ``role`` is ``program`` (untrusted: the program uid, the out-of-memory killer's first
+    choice) or ``judge`` (trusted test code: the judge uid, not dumpable).
+    """
     code = 127
     try:
         os.setsid()
@@ -212,21 +379,25 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, pid1: bool) -> 
         # overwrites a source that is still to be used.
         high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}
         err_w = fcntl.fcntl(err_w, fcntl.F_DUPFD_CLOEXEC, 64)
-        for target, name in enumerate(("stdin", "stdout", "stderr", "channel", "nonce")):
-            os.dup2(high[name], target)
-        os.closerange(NONCE_FD + 1, err_w)
+        for target, name in enumerate(CHILD_FDS):
+            if name in high:
+                os.dup2(high[name], target)
+        os.closerange(len(CHILD_FDS), err_w)
         os.closerange(err_w + 1, 65536)
         os.chdir(req.get("cwd") or "/")
         env = {str(k): str(v) for k, v in (req.get("env") or {}).items()}
-        _set_limits(req["limits"], enforce_nproc=pid1)
-        if _OOM_FIRST:
-            # A container's memory cgroup may run out before a process's own limit: the
-            # kernel must then kill the program, never its supervisor.
+        _set_limits(req["limits"], enforce_nproc=_pid1)
+        if role == "program":
+            # The sandbox's memory may run out before a process's own limit: the kernel
+            # must then kill the program, never its supervisor.
             try:
                 with open("/proc/self/oom_score_adj", "w") as f:
                     f.write("1000")
             except OSError:
                 pass
+            _become(_ids.program, dumpable=True)
+        else:
+            _become(_ids.judge, dumpable=False)
         if req["kind"] == "exec":
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -260,21 +431,63 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, pid1: bool) -> 
         os._exit(code & 0xFF)
 
 
-def _kill_others(pgid: int, pid1: bool) -> None:
-    if pid1:
+def _others() -> list[int]:
+    """Processes in the sandbox besides this one and the zygote."""
+    keep = {os.getpid(), _zygote.pid}
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in keep]
+
+
+def _kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` at once: ``kill(-1)`` from a child that becomes ``uid``.
+
+    The kernel signals all of them in one pass that new forks cannot outrun, whatever
+    process groups or sessions they made.
+    """
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
         try:
+            os.setresuid(uid, uid, uid)
+            # No capability left (a change between non-root uids keeps them): kill(-1) then
+            # reaches exactly the processes of ``uid``.
+            _capset(())
             os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
+        except OSError:
             pass
-    else:
+        os._exit(0)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _kill_others(pgid: int) -> None:
+    """Kill what a run left behind (everything but this process and the zygote)."""
+    if not _pid1:
         try:
             os.killpg(pgid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        return
+    if not _others():
+        return
+    if _ids.separate:
+        for uid in dict.fromkeys((_ids.program, _ids.judge)):
+            _kill_uid(uid)
+    # One uid for everything (the zygote must live), or a straggler: one by one, again
+    # while new ones appear (a fork bomb is bounded by the process limit).
+    for _ in range(64):
+        left = _others()
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
-def _reap_all(pid1: bool, deadline: float) -> None:
-    if not pid1:
+def _reap_all(deadline: float) -> None:
+    if not _pid1:
         return
     while time.monotonic() < deadline:
         try:
@@ -282,22 +495,24 @@ def _reap_all(pid1: bool, deadline: float) -> None:
         except ChildProcessError:
             return
         if pid == 0:
+            if not _others():
+                return
             time.sleep(0.001)
 
 
-def _rss_kb() -> int:
+def _rss_kb(pid: int | str = "self") -> int:
     try:
-        with open("/proc/self/statm") as f:
+        with open(f"/proc/{pid}/statm") as f:
             return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
     except (OSError, ValueError, IndexError):
         return 0
 
 
-def _memfd(data: bytes) -> int:
+def _memfd(data: bytes, name: str = "stdin") -> int:
     try:
-        fd = os.memfd_create("stdin", 0)
+        fd = os.memfd_create(name, 0)
     except (AttributeError, OSError):
-        path = f"/tmp/.stdin-{os.urandom(8).hex()}"
+        path = f"/tmp/.{name}-{os.urandom(8).hex()}"
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
         os.unlink(path)
     view = memoryview(data)
@@ -307,19 +522,75 @@ def _memfd(data: bytes) -> int:
     return fd
 
 
-def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, Any], list[bytes]]:
+class _Stream:
+    """One output pipe of a run: kept up to a cap (head, or head and tail), counted in full."""
+
+    def __init__(self, name: str, fd: int, cap: int, keep: int, tail: bool) -> None:
+        self.name = name
+        self.fd = fd
+        self.cap = cap  # more than this is the program's output limit
+        self.keep = keep  # at most this much is kept
+        self.tail = tail
+        self.size = 0
+        self.head: list[bytes] = []
+        self.kept = 0
+        self.end = b""
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        room = self.keep - self.kept
+        if room > 0:
+            piece = chunk[:room]
+            self.head.append(piece)
+            self.kept += len(piece)
+            chunk = chunk[len(piece) :]
+        if chunk and self.tail:
+            self.end = (self.end + chunk)[-self.keep // 2 :]
+
+    def data(self) -> bytes:
+        body = b"".join(self.head)
+        if self.end:
+            skipped = self.size - len(body) - len(self.end)
+            marker = f"\n...[{skipped} bytes omitted]...\n".encode() if skipped > 0 else b""
+            body = body[: self.keep // 2] + marker + self.end
+        return body
+
+    @property
+    def exceeded(self) -> bool:
+        return self.size > self.cap
+
+
+def _spawn_local(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> int:
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        _child(req, fds, err_w, role)
+    return pid
+
+
+def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Run one step (and its judge, when it has one); every process is gone afterwards."""
     limits = req["limits"]
     timeout = float(limits["timeout_s"])
     cap = int(limits["max_output_bytes"])
-    if req["kind"] == "call" and req["module"] not in _entries:
-        _load_entry(req["module"])
+    judge = req.get("judge")
+    if judge is not None and judge["kind"] == "call" and judge["module"] not in _entries:
+        _load_entry(judge["module"])
     stdin_index = req.get("stdin")
+    opened: list[int] = []
+
+    def pipe() -> tuple[int, int]:
+        r, w = os.pipe()
+        opened.extend((r, w))
+        return r, w
+
     stdin_fd = _memfd(blobs[stdin_index] if isinstance(stdin_index, int) else b"")
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    ch_r, ch_w = os.pipe()
-    nonce_r, nonce_w = os.pipe()
+    opened.append(stdin_fd)
+    out_r, out_w = pipe()
+    err_r, err_w = pipe()
+    ch_r, ch_w = pipe()
+    nonce_r, nonce_w = pipe()
     exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
+    opened.extend((exec_r, exec_w))
     child_fds = {
         "stdin": stdin_fd,
         "stdout": out_w,
@@ -327,15 +598,53 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
         "channel": ch_w,
         "nonce": nonce_r,
     }
-    # A forked child starts with this process's resident pages; for an exec'd
-    # program a peak at or below that baseline says nothing about the program.
+    streams: dict[int, _Stream] = {
+        out_r: _Stream("stdout", out_r, cap, cap, tail=False),
+        err_r: _Stream("stderr", err_r, cap, STDERR_KEEP, tail=True),
+        ch_r: _Stream("channel", ch_r, cap, CHANNEL_KEEP, tail=False),
+        exec_r: _Stream("exec", exec_r, 1 << 16, 1 << 16, tail=False),
+    }
+    judge_fds: dict[str, int] = {}
+    if judge is not None:
+        to_program_r, to_program_w = pipe()
+        to_judge_r, to_judge_w = pipe()
+        verdict_r, verdict_w = pipe()
+        jerr_r, jerr_w = pipe()
+        judge_in = _memfd(
+            blobs[judge["stdin"]] if isinstance(judge.get("stdin"), int) else b"", "judge"
+        )
+        opened.append(judge_in)
+        child_fds.update(calls_in=to_program_r, calls_out=to_judge_w)
+        judge_fds = {
+            "stdin": judge_in,
+            "stdout": jerr_w,
+            "stderr": jerr_w,
+            "channel": verdict_w,
+            "calls_in": to_judge_r,
+            "calls_out": to_program_w,
+        }
+        streams[verdict_r] = _Stream("verdict", verdict_r, cap, cap, tail=False)
+        streams[jerr_r] = _Stream("judge_stderr", jerr_r, cap, JUDGE_STDERR_KEEP, tail=True)
+    named = {stream.name: stream for stream in streams.values()}
+    # A forked child starts with its parent's resident pages; for an exec'd program a peak
+    # at or below that baseline says nothing about the program.
     baseline_kb = _rss_kb() if req["kind"] == "exec" else 0
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
-        _child(req, child_fds, exec_w, pid1)
-    for fd in (stdin_fd, out_w, err_w, ch_w, nonce_r, exec_w):
-        os.close(fd)
+    parent_ends = {nonce_w, *streams}
+    try:
+        if req["kind"] == "call":
+            pid = _zygote.spawn(req, child_fds, exec_w)
+        else:
+            pid = _spawn_local(req, child_fds, exec_w, "program")
+        judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
+    except BaseException:
+        _kill_others(0)
+        for fd in opened:
+            os.close(fd)
+        raise
+    for fd in opened:
+        if fd not in parent_ends:
+            os.close(fd)
     # The nonce exists only after the fork: the child's memory never held it.
     nonce = os.urandom(16).hex()
     try:
@@ -344,36 +653,46 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
         pass
     os.close(nonce_w)
 
-    streams = {out_r: "stdout", err_r: "stderr", ch_r: "channel", exec_r: "exec"}
-    data: dict[str, list[bytes]] = {name: [] for name in streams.values()}
-    sizes = dict.fromkeys(streams.values(), 0)
     for fd in streams:
         os.set_blocking(fd, False)
-    try:
-        pidfd: int | None = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
-    except (AttributeError, OSError):
-        pidfd = None
+    pidfds: dict[int, int] = {}
+    for p in (pid, judge_pid):
+        if p is not None and p > 0:
+            try:
+                pidfds[os.pidfd_open(p)] = p  # type: ignore[attr-defined,unused-ignore]
+            except (AttributeError, OSError):
+                pass
 
     deadline = started + timeout
-    status: int | None = None
-    rusage: Any = None
+    status: dict[int, int] = {}
+    usage: dict[int, Any] = {}
     timed_out = False
     exceeded: str | None = None
     killed = False
 
+    def kill_run() -> None:
+        _kill_others(pid)
+        for p in (pid, judge_pid):
+            if p is not None and p > 0 and p not in status:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
     def collect(wait: float) -> None:
         nonlocal exceeded, killed
-        watch = list(streams) + ([pidfd] if pidfd is not None and status is None else [])
+        watch = list(streams) + [fd for fd, p in pidfds.items() if p not in status]
         if not watch:
+            time.sleep(max(wait, 0.0))
             return
         try:
             readable, _, _ = select.select(watch, [], [], max(wait, 0.0))
         except InterruptedError:
             return
         for fd in readable:
-            if fd == pidfd:
+            if fd in pidfds:
                 continue
-            name = streams[fd]
+            stream = streams[fd]
             try:
                 chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
@@ -382,51 +701,67 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
                 os.close(fd)
                 del streams[fd]
                 continue
-            room = cap - sizes[name]
-            if len(chunk) > room and name != "exec":
-                if room > 0:
-                    data[name].append(chunk[:room])
-                sizes[name] = cap + 1
+            stream.add(chunk)
+            if stream.exceeded and stream.name not in ("exec", "judge_stderr"):
                 if exceeded is None and not killed:
-                    exceeded = name
+                    exceeded = stream.name
+                if not killed:
                     killed = True
-                    _kill_others(pid, pid1)
-                continue
-            if sizes[name] <= cap:
-                data[name].append(chunk)
-                sizes[name] += len(chunk)
+                    kill_run()
 
-    while status is None:
+    def reap() -> None:
+        for p in (pid, judge_pid):
+            if p is None or p <= 0 or p in status:
+                continue
+            try:
+                got, raw, rusage = os.wait4(p, os.WNOHANG)
+            except ChildProcessError:
+                status[p], usage[p] = 0, None
+                continue
+            if got == p:
+                status[p], usage[p] = raw, rusage
+
+    def finished() -> bool:
+        if judge_pid is None:
+            return pid in status
+        # The judge's verdict ends the test; a program that ended lets the judge finish.
+        return judge_pid in status
+
+    while not finished():
         now = time.monotonic()
         if now >= deadline and not killed:
             timed_out = killed = True
-            _kill_others(pid, pid1)
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        wait = min(deadline - now, 0.25) if pidfd is not None else min(deadline - now, 0.005)
+            kill_run()
+        if judge_pid is not None and judge_pid in status and pid not in status and not killed:
+            killed = True
+            kill_run()
+        wait = min(deadline - now, 0.25) if pidfds else min(deadline - now, 0.005)
         collect(wait if not killed else 0.01)
-        got, raw_status, usage = os.wait4(pid, os.WNOHANG)
-        if got == pid:
-            status, rusage = raw_status, usage
+        reap()
     wall = time.monotonic() - started
-    if pidfd is not None:
-        os.close(pidfd)
-        pidfd = None
-    # The main process is gone: everything it left behind goes too.
-    _kill_others(pid, pid1)
+    # The test is over: everything it left behind goes, the program included.
+    if pid not in status:
+        kill_run()
+        stop = time.monotonic() + 5.0
+        while pid not in status and time.monotonic() < stop:
+            collect(0.01)
+            reap()
+    for fd in pidfds:
+        os.close(fd)
+    _kill_others(pid)
     drain_deadline = time.monotonic() + 2.0
     while streams and time.monotonic() < drain_deadline:
         collect(0.05)
     for fd in list(streams):
         os.close(fd)
-    _reap_all(pid1, time.monotonic() + 2.0)
+    _reap_all(time.monotonic() + 2.0)
 
-    exec_error = b"".join(data.pop("exec")).decode(errors="replace") or None
-    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    header = {
+    raw_status = status.get(pid, 0)
+    rusage = usage.get(pid)
+    exec_error = named["exec"].data().decode(errors="replace") or None
+    exit_code = os.WEXITSTATUS(raw_status) if os.WIFEXITED(raw_status) else None
+    sig = os.WTERMSIG(raw_status) if os.WIFSIGNALED(raw_status) else None
+    header: dict[str, Any] = {
         "exit_code": exit_code,
         "signal": sig,
         "wall_s": round(wall, 6),
@@ -434,12 +769,20 @@ def run(req: dict[str, Any], blobs: list[bytes], pid1: bool) -> tuple[dict[str, 
         "maxrss_kb": int(rusage.ru_maxrss) if rusage and rusage.ru_maxrss > baseline_kb else 0,
         "timed_out": timed_out,
         "output_exceeded": exceeded,
-        "stdout_truncated": sizes["stdout"] > cap,
-        "stderr_truncated": sizes["stderr"] > cap,
+        "stdout_truncated": named["stdout"].exceeded,
+        "stderr_truncated": named["stderr"].size > named["stderr"].kept,
+        "stderr_bytes": named["stderr"].size,
         "nonce": nonce,
         "exec_error": exec_error,
     }
-    out = [b"".join(data["stdout"]), b"".join(data["stderr"]), b"".join(data["channel"])]
+    out = [named["stdout"].data(), named["stderr"].data(), named["channel"].data()]
+    if judge_pid is not None:
+        judge_status = status.get(judge_pid, 0)
+        header["judge_exit_code"] = (
+            os.WEXITSTATUS(judge_status) if os.WIFEXITED(judge_status) else None
+        )
+        header["judge_signal"] = os.WTERMSIG(judge_status) if os.WIFSIGNALED(judge_status) else None
+        out += [named["verdict"].data(), named["judge_stderr"].data()]
     return header, out
 
 
@@ -462,6 +805,7 @@ def _load_entry(path: str) -> ModuleType:
         sys.modules[name] = module
         exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
         module.PROGRAM_FILES = _program_files  # type: ignore[attr-defined]
+        module.JUDGE_FILES = _judge_files  # type: ignore[attr-defined]
         if len(_entry_cache) >= 16:
             _entry_cache.pop(next(iter(_entry_cache)))
         _entry_cache[key] = module
@@ -470,6 +814,7 @@ def _load_entry(path: str) -> ModuleType:
 
 
 def _preload(header: dict[str, Any]) -> dict[str, Any]:
+    """Import modules, load entry files and run trusted set-up calls, in this process."""
     modules, entries = header.get("modules", []), header.get("entries", [])
     failed_modules, failed_entries = [], []
     # An import that prints must not write into the protocol channel.
@@ -501,6 +846,190 @@ def _preload(header: dict[str, Any]) -> dict[str, Any]:
         os.dup2(saved, OUT_FD)
         os.close(saved)
     return {"ok": True, "failed_modules": failed_modules, "failed_entries": failed_entries}
+
+
+def _split_preload(header: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A preload request's program part (for the zygote) and judge part (for this process)."""
+    program = {
+        "modules": header.get("modules", []),
+        "entries": header.get("entries", []),
+        "calls": [c for c in header.get("calls", []) if c.get("role") != "judge"],
+    }
+    judge = {
+        "modules": header.get("judge_modules", []),
+        "entries": header.get("judge_entries", []),
+        "calls": [c for c in header.get("calls", []) if c.get("role") == "judge"],
+    }
+    return program, judge
+
+
+def _merge_replies(*replies: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "ok": all(r.get("ok") for r in replies),
+        "failed_modules": [m for r in replies for m in r.get("failed_modules", [])],
+        "failed_entries": [e for r in replies for e in r.get("failed_entries", [])],
+        "error": next((r["error"] for r in replies if r.get("error")), None),
+    }
+
+
+# --- the zygote ----------------------------------------------------------------------------
+
+
+class Zygote:
+    """The clean parent of candidate Python processes (see the module's docstring).
+
+    It holds only the candidate's files; requests come over a socket pair, descriptors
+    with them (``SCM_RIGHTS``).
+    """
+
+    def __init__(self) -> None:
+        self.pid = -1
+        self.sock: socket.socket | None = None
+
+    def start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the zygote
+            parent.close()
+            try:
+                _zygote_main(child)
+            finally:
+                os._exit(0)
+        child.close()
+        self.pid, self.sock = pid, parent
+
+    def request(
+        self, header: dict[str, Any], fds: list[int] | None = None, timeout: float = 120.0
+    ) -> dict[str, Any]:
+        if self.sock is None:
+            raise RuntimeError("the zygote is not running")
+        data = json.dumps(header).encode()
+        if fds:
+            socket.send_fds(self.sock, [data], fds)
+        else:
+            self.sock.sendall(data)
+        self.sock.settimeout(timeout)
+        try:
+            reply = self.sock.recv(1 << 20)
+        finally:
+            self.sock.settimeout(None)
+        if not reply:
+            raise RuntimeError("the zygote stopped")
+        answer: dict[str, Any] = json.loads(reply)
+        return answer
+
+    def spawn(self, req: dict[str, Any], fds: dict[str, int], err_w: int) -> int:
+        names = [n for n in CHILD_FDS if n in fds]
+        reply = self.request(
+            {"op": "spawn", "req": req, "fds": names}, [fds[n] for n in names] + [err_w]
+        )
+        if "pid" not in reply:
+            raise RuntimeError(f"the zygote could not start the program: {reply.get('error')}")
+        return int(reply["pid"])
+
+    def load(self, files: dict[str, bytes], preload: dict[str, Any]) -> dict[str, Any]:
+        """Give the zygote the candidate's files (in one memory file) and preload there."""
+        order = sorted(files)
+        blob = b"".join(files[path] for path in order)
+        fd = _memfd(blob, "program")
+        try:
+            sizes = [[path, len(files[path])] for path in order]
+            return self.request({"op": "load", "files": sizes, **preload}, [fd])
+        finally:
+            os.close(fd)
+
+    def reset(self) -> dict[str, Any]:
+        return self.request({"op": "reset"})
+
+
+_zygote = Zygote()
+
+
+def _zygote_main(sock: socket.socket) -> None:
+    """The zygote's loop: load candidate files, spawn candidates, reset."""
+    os.setsid()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # The host's protocol pipes are the agent's alone (their end must come with the agent's).
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, IN_FD)
+    os.dup2(devnull, OUT_FD)
+    os.close(devnull)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 20, 16)
+        except OSError:
+            return
+        if not data:
+            return
+        header = json.loads(data)
+        op = header.get("op")
+        reply: dict[str, Any]
+        try:
+            if op == "spawn":
+                reply = _zygote_spawn(header, fds)
+            elif op == "load":
+                reply = _zygote_load(header, fds)
+            elif op == "reset":
+                _program_files.clear()
+                _entries.clear()
+                reply = {"ok": True, "rss_kb": _rss_kb()}
+            elif op == "ping":
+                reply = {"ok": True}
+            else:
+                reply = {"ok": False, "error": f"unknown op {op!r}"}
+        except Exception as exc:
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        sock.sendall(json.dumps(reply).encode())
+
+
+def _zygote_load(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    _program_files.clear()
+    _entries.clear()
+    if fds:
+        with os.fdopen(os.dup(fds[0]), "rb") as f:
+            blob = f.read()
+        offset = 0
+        for path, size in header.get("files", []):
+            _program_files[str(path)] = blob[offset : offset + int(size)]
+            offset += int(size)
+    return _preload(header)
+
+
+def _zygote_spawn(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    names = header["fds"]
+    if len(fds) != len(names) + 1:
+        return {"ok": False, "error": "descriptors missing"}
+    child_fds = dict(zip(names, fds[:-1], strict=True))
+    err_w = fds[-1]
+    req = header["req"]
+    if req["module"] not in _entries:
+        _load_entry(req["module"])
+    report_r, report_w = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - the intermediate process
+        os.close(report_r)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                os.close(report_w)
+                _child(req, child_fds, err_w, "program")
+            os.write(report_w, str(pid).encode())
+        finally:
+            os._exit(0)
+    os.close(report_w)
+    with os.fdopen(report_r, "rb") as f:
+        text = f.read()
+    os.waitpid(middle, 0)  # the candidate is now an orphan: the agent's (PID 1) child
+    if not text:
+        return {"ok": False, "error": "the program could not be forked"}
+    return {"ok": True, "pid": int(text)}
 
 
 # --- warm sandboxes ---------------------------------------------------------------------------
@@ -568,7 +1097,7 @@ def _proc_lines(path: str) -> list[str]:
 
 def _leftovers() -> str | None:
     """What a finished program left in this sandbox, or None when it is as new."""
-    others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    others = _others()
     if others:
         return f"processes left: {len(others)}"
     for path in SCRATCH_DIRS:
@@ -581,64 +1110,113 @@ def _leftovers() -> str | None:
         return "kernel keys left"
     if os.getcwd() != _initial_cwd:
         return "working directory changed"
+    changed = _changed(_own_state(), _initial_state)
+    if changed:
+        return f"the supervisor's {changed} changed"
+    if _zygote.pid > 0:
+        changed = _changed(_own_state(_zygote.pid), _zygote_state)
+        if changed:
+            return f"the zygote's {changed} changed"
+    return None
+
+
+def _changed(now: dict[str, Any], before: dict[str, Any]) -> str | None:
+    for key in ("limits", "affinity", "nice", "policy"):
+        if now.get(key) != before.get(key):
+            return {"limits": "resource limits", "nice": "priority"}.get(
+                key, "CPU affinity" if key == "affinity" else "scheduling policy"
+            )
     return None
 
 
 _initial_keys: list[str] = []
 _initial_cwd = "/"
-# Set by --oom-first (containers): every program is the out-of-memory killer's first choice.
-_OOM_FIRST = False
+_pid1 = False
 
 
-def reset(pid1: bool) -> dict[str, Any]:
-    if not pid1:
+def reset() -> dict[str, Any]:
+    if not _pid1:
         return {"ok": True, "clean": False, "reason": "not the sandbox's init process"}
-    _kill_others(0, pid1)
-    _reap_all(pid1, time.monotonic() + 2.0)
+    _kill_others(0)
+    _reap_all(time.monotonic() + 2.0)
     _program_files.clear()
+    _judge_files.clear()
     _entries.clear()
+    zygote_kb = 0
+    try:
+        zygote_kb = int(_zygote.reset().get("rss_kb") or 0)
+    except (OSError, RuntimeError, ValueError) as exc:
+        return {"ok": True, "clean": False, "reason": f"the zygote did not reset: {exc}"}
     try:
         for path in SCRATCH_DIRS:
             _empty_dir(path)
         reason = _leftovers()
     except OSError as exc:
         reason = f"could not clean up: {exc}"
-    return {"ok": True, "clean": reason is None, "reason": reason, "rss_kb": _rss_kb()}
+    rss = max(_rss_kb(), zygote_kb)
+    return {"ok": True, "clean": reason is None, "reason": reason, "rss_kb": rss}
 
 
 # --- requests ------------------------------------------------------------------------------
 
 
-def handle(
-    header: dict[str, Any], blobs: list[bytes], pid1: bool
-) -> tuple[dict[str, Any], list[bytes]]:
+def _judge_load(header: dict[str, Any], blobs: list[bytes]) -> None:
+    _judge_files.clear()
+    for item in header.get("judge_files", []):
+        _judge_files[str(item["name"])] = blobs[item["blob"]]
+
+
+def _give(path: str) -> None:
+    """Make a file or directory the supervisor wrote the program's (it builds and runs there)."""
+    if _ids.separate:
+        os.chown(path, _ids.program, _ids.program)
+
+
+def _make_dirs(path: str) -> None:
+    if os.path.isdir(path):
+        return
+    _make_dirs(os.path.dirname(path))
+    os.mkdir(path)
+    _give(path)
+
+
+def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
     op = header.get("op")
     if op == "run":
-        reply, out = run(header, blobs, pid1)
+        reply, out = run(header, blobs)
         reply["ok"] = True
         return reply, out
     if op == "run_many":
-        # Several steps in one round trip; none starts after the budget is spent.
+        # Several steps in one round trip; none starts after the budget of time (or of the
+        # bytes the reply would carry) is spent.
         budget = header.get("budget_s")
         deadline = time.monotonic() + float(budget) if budget is not None else None
+        max_bytes = int(header.get("max_reply_bytes") or 0)
         results: list[dict[str, Any]] = []
-        out = []
+        outputs: list[list[bytes]] = []
+        size = 0
         for step in header["steps"]:
             if deadline is not None and time.monotonic() >= deadline:
                 break
-            reply, streams = run(step, blobs, pid1)
+            if max_bytes and results and size >= max_bytes:
+                break
+            reply, streams = run(step, blobs)
             results.append(reply)
-            out += streams
-        return {"ok": True, "results": results}, out
+            outputs.append(streams)
+            size += sum(len(s) for s in streams)
+        flat = [blob for streams in outputs for blob in streams]
+        counts = [len(streams) for streams in outputs]
+        return {"ok": True, "results": results, "streams": counts}, flat
     if op == "write":
         for item in header["files"]:
             path = item["path"]
-            os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
+            _make_dirs(os.path.dirname(path) or "/")
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, int(item.get("mode", 0o644)))
             view = memoryview(blobs[item["blob"]])
             while view:
                 view = view[os.write(fd, view) :]
             os.close(fd)
+            _give(path)
         return {"ok": True}, []
     if op == "read":
         path, limit = header["path"], int(header["max_bytes"])
@@ -647,51 +1225,61 @@ def handle(
             return {"ok": False, "error": f"{path} has {size} bytes, more than {limit}"}, []
         with open(path, "rb") as f:
             return {"ok": True}, [f.read(limit + 1)]
-    if op == "preload":
-        return _preload(header), []
-    if op == "load":
-        _program_files.clear()
-        for item in header["files"]:
-            _program_files[str(item["path"])] = blobs[item["blob"]]
-        return _preload(header), []
+    if op in ("preload", "load"):
+        _judge_load(header, blobs)
+        program_part, judge_part = _split_preload(header)
+        files: dict[str, bytes] = {}
+        if op == "load":
+            _program_files.clear()
+            for item in header["files"]:
+                files[str(item["path"])] = blobs[item["blob"]]
+            _program_files.update(files)
+        replies = [_zygote.load(files, program_part)]
+        # Judge entries and set-up run here: judges are forked from this process.
+        replies.append(_preload(judge_part))
+        return _merge_replies(*replies), []
     if op == "reset":
-        return reset(pid1), []
+        return reset(), []
     if op == "ping":
         return {"ok": True}, []
     return {"ok": False, "error": f"unknown op {op!r}"}, []
 
 
 def main(argv: list[str]) -> int:
-    uid = gid = -1
-    if "--uid" in argv:
-        uid = int(argv[argv.index("--uid") + 1])
-    if "--gid" in argv:
-        gid = int(argv[argv.index("--gid") + 1])
+    def arg(name: str, default: int = -1) -> int:
+        return int(argv[argv.index(name) + 1]) if name in argv else default
+
+    program = arg("--uid")
+    global _ids, _pid1, _initial_keys, _initial_cwd, _STDIO, _initial_state, _zygote_state
+    _ids = Ids(arg("--supervisor-uid", program), arg("--judge-uid", program), program)
     workdir = argv[argv.index("--workdir") + 1] if "--workdir" in argv else None
-    global _OOM_FIRST
-    _OOM_FIRST = "--oom-first" in argv
-    if uid >= 0:
-        drop_privileges(uid, gid if gid >= 0 else uid, workdir)
-    else:
-        _prctl(PR_SET_DUMPABLE, 0)
+    become_supervisor(_ids, workdir)
     # Python handles SIGINT; an init process with no handler cannot be signalled from
     # inside its namespace at all, so a sandboxed program cannot interrupt the agent.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != here]
-    pid1 = os.getpid() == 1
-    global _initial_keys, _initial_cwd, _STDIO
+    _pid1 = os.getpid() == 1
+    # Candidates are the zygote's grandchildren: orphaned on purpose, they must come here
+    # (the namespace's init does that already; without a PID namespace this does).
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _STDIO = _make_stdio()
     _initial_keys = _proc_lines("/proc/keys")
     _initial_cwd = os.getcwd()
     _find_mounts()
+    # Before any request is read: the zygote's memory never holds a test.
+    _zygote.start()
+    _initial_state = _own_state()
+    _zygote_state = _own_state(_zygote.pid)
     send_frame(
         {
             "event": "ready",
             "pid": os.getpid(),
             "uid": os.getuid(),
+            "program_uid": _ids.program if _ids.program >= 0 else os.getuid(),
+            "separate_uids": _ids.separate,
             "python": sys.version.split()[0],
-            "pid1": pid1,
+            "pid1": _pid1,
         }
     )
     while True:
@@ -703,7 +1291,7 @@ def main(argv: list[str]) -> int:
             send_frame({"ok": True})
             return 0
         try:
-            reply, out = handle(header, blobs, pid1)
+            reply, out = handle(header, blobs)
         except Exception as exc:
             reply, out = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}, []
         reply["id"] = header.get("id")

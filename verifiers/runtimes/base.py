@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import fcntl
 import json
 import os
+import shutil
 import signal
+import stat
 import struct
 import threading
 import time
@@ -16,7 +19,7 @@ from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
-from verifiers.program import ProcessResult, Step, resolve
+from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 
 
@@ -93,6 +96,27 @@ MAX_HEADER = 1 << 20
 BLOB_SLACK = 1 << 16
 #: Extra seconds the host waits beyond a step's own timeout before declaring the agent lost.
 HOST_GRACE_S = 10.0
+#: Once a round trip's outputs reach this, the agent runs no further test in it: what the
+#: host holds per sandbox is this plus one test's capped streams, whatever programs print.
+REPLY_BYTES = 32 * 1024 * 1024
+
+
+def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
+    """The whole environment of a sandboxed process, before a step adds its own.
+
+    Every runtime gives programs the same one: the interpreter's directory first on
+    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, and a fixed hash seed so that
+    a Python program's set and dict order is the same in every run.
+    """
+    return {
+        "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": work_dir,
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def agent_source() -> bytes:
@@ -236,23 +260,27 @@ class AgentConnection:
         return reply, out
 
     def _step_header(
-        self, step: Step, base_env: Mapping[str, str], stdin_index: int
+        self, step: Step, base_env: Mapping[str, str], blobs: list[bytes]
     ) -> dict[str, Any]:
+        """A step as the agent reads it; its stdin (and its judge's) appended to ``blobs``."""
         ph = self.placeholders
         env = {k: resolve(v, ph) for k, v in {**base_env, **step.env}.items()}
+        blobs.append(step.stdin)
         header: dict[str, Any] = {
             "kind": step.kind,
             "argv": [resolve(a, ph) for a in step.argv],
             "env": env,
             "cwd": resolve(step.cwd, ph) if step.cwd else ph["{work_dir}"],
             "limits": step.limits.model_dump(),
-            "stdin": stdin_index,
+            "stdin": len(blobs) - 1,
         }
         if step.kind == "call":
             if not step.module:
                 raise ValueError("a call step needs a module")
             header["module"] = resolve(step.module, ph)
             header["function"] = step.function
+        if step.judge is not None:
+            header["judge"] = {**self._step_header(step.judge, base_env, blobs), "role": "judge"}
         return header
 
     @staticmethod
@@ -261,6 +289,9 @@ class AgentConnection:
     ) -> ProcessResult:
         if reply.get("exec_error"):
             raise SandboxError(f"could not start {header['argv'][:1]}: {reply['exec_error']}")
+        judged = "judge" in header
+        if len(out) != (5 if judged else 3):
+            raise SandboxError("sandbox agent sent a malformed run reply")
         rss_kb = reply.get("maxrss_kb") or 0
         return ProcessResult(
             exit_code=reply.get("exit_code"),
@@ -276,44 +307,67 @@ class AgentConnection:
             output_exceeded=reply.get("output_exceeded"),
             stdout_truncated=bool(reply.get("stdout_truncated")),
             stderr_truncated=bool(reply.get("stderr_truncated")),
+            stderr_bytes=int(reply.get("stderr_bytes") or len(out[1])),
+            verdict=out[3] if judged else b"",
+            judge_stderr=out[4] if judged else b"",
+            judge_exit_code=reply.get("judge_exit_code"),
+            judge_signal=reply.get("judge_signal"),
         )
+
+    @staticmethod
+    def _reply_cap(step: Step) -> int:
+        """The largest blob a run of ``step`` may bring back (stdout, the verdict)."""
+        return step.limits.max_output_bytes + BLOB_SLACK
 
     async def run(self, step: Step, base_env: Mapping[str, str]) -> ProcessResult:
         """Run one step through the agent."""
-        header = {"op": "run", **self._step_header(step, base_env, 0)}
-        cap = step.limits.max_output_bytes + BLOB_SLACK
-        reply, out = await self.request(
-            header, [step.stdin], timeout=step.limits.timeout_s + HOST_GRACE_S, max_blob=cap
-        )
-        if len(out) != 3:
-            raise SandboxError("sandbox agent sent a malformed run reply")
-        return self._result(header, reply, out)
+        return (await self.run_many([step], base_env))[0]
 
     async def run_many(
         self, steps: Sequence[Step], base_env: Mapping[str, str], budget_s: float | None = None
     ) -> list[ProcessResult]:
-        """Run steps one after the other in one round trip (fewer when the budget runs out)."""
+        """Run steps one after the other in one round trip.
+
+        Fewer come back when the time budget runs out, or when the outputs already
+        collected reach :data:`REPLY_BYTES` (the caller sends the rest again): the memory a
+        round trip costs here is bounded whatever the programs print.
+        """
         if not steps:
             return []
-        headers = [self._step_header(s, base_env, n) for n, s in enumerate(steps)]
-        cap = max(s.limits.max_output_bytes for s in steps) + BLOB_SLACK
+        blobs: list[bytes] = []
+        headers = [self._step_header(s, base_env, blobs) for s in steps]
+        cap = max(self._reply_cap(s) for s in steps)
         timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
         if budget_s is not None:
             timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
         reply, out = await self.request(
-            {"op": "run_many", "steps": headers, "budget_s": budget_s},
-            [s.stdin for s in steps],
+            {
+                "op": "run_many",
+                "steps": headers,
+                "budget_s": budget_s,
+                "max_reply_bytes": REPLY_BYTES,
+            },
+            blobs,
             timeout=timeout,
             max_blob=cap,
         )
         results = reply.get("results")
+        counts = reply.get("streams")
         if (
             not isinstance(results, list)
-            or len(out) != 3 * len(results)
+            or not isinstance(counts, list)
+            or len(counts) != len(results)
             or len(results) > len(steps)
+            or sum(c for c in counts if isinstance(c, int)) != len(out)
+            or any(not isinstance(c, int) or c < 0 for c in counts)
         ):
             raise SandboxError("sandbox agent sent a malformed run_many reply")
-        return [self._result(headers[n], r, out[3 * n : 3 * n + 3]) for n, r in enumerate(results)]
+        found = []
+        offset = 0
+        for n, (result, count) in enumerate(zip(results, counts, strict=True)):
+            found.append(self._result(headers[n], result, out[offset : offset + count]))
+            offset += count
+        return found
 
     async def close(self) -> None:
         """End the session: the sandbox holds nothing worth a clean shutdown, so kill it."""
@@ -360,3 +414,204 @@ class AgentConnection:
         transport = getattr(self.proc, "_transport", None)
         if transport is not None:
             transport.close()
+
+
+def join_inside(base: str, rel: str) -> str:
+    """``base/rel``, refusing a relative path that leaves ``base`` (``../x``, ``/etc``)."""
+    path = os.path.normpath(os.path.join(base, rel))
+    if not path.startswith(base.rstrip("/") + "/"):
+        raise ValueError(f"program file path {rel!r} leaves {base}")
+    return path
+
+
+class AgentSession:
+    """One running sandbox reached through its agent (see :class:`~verifiers.protocols.Session`).
+
+    The local and the Docker runtime both give sessions of this class; ``cleanup`` is a host
+    directory removed when the session closes (the unsafe mode's scratch space).
+    """
+
+    def __init__(
+        self,
+        conn: AgentConnection,
+        program_dir: str,
+        work_dir: str,
+        env: Mapping[str, str],
+        info: Mapping[str, object],
+        cleanup: str | None = None,
+    ) -> None:
+        self.conn = conn
+        self.program_dir = program_dir
+        self.work_dir = work_dir
+        self.env = dict(env)
+        self.info = dict(info)
+        self._cleanup = cleanup
+        #: Programs this sandbox has served (warm sandboxes serve several).
+        self.uses = 0
+        #: Called once the sandbox is gone (releasing what it held: its uid).
+        self.on_close: list[Callable[[], None]] = []
+
+    async def setup(self, program: Program) -> None:
+        """Write the writable files and preload what forked tests share."""
+        if program.work_files:
+            items = sorted(program.work_files.items())
+            files = [
+                {
+                    "path": join_inside(self.work_dir, rel),
+                    "mode": 0o755 if rel in program.executables else 0o644,
+                    "blob": n,
+                }
+                for n, (rel, _) in enumerate(items)
+            ]
+            await self.conn.request(
+                {"op": "write", "files": files}, [c for _, c in items], timeout=30
+            )
+        if (
+            program.preload_modules
+            or program.preload_entries
+            or program.prepare
+            or program.judge_files
+            or program.judge_entries
+        ):
+            blobs: list[bytes] = []
+            reply, _ = await self.conn.request(
+                {"op": "preload", **self._preload(program, blobs)}, blobs, timeout=60
+            )
+            # A module the interpreter lacks is the program's business; our own entry is not.
+            if reply.get("failed_entries"):
+                raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def load(self, program: Program) -> None:
+        """Give a warm sandbox its next program: files into memory, then preload."""
+        items = sorted(program.files.items())
+        files = [
+            {"path": join_inside(self.program_dir, rel), "blob": n}
+            for n, (rel, _) in enumerate(items)
+        ]
+        blobs = [c for _, c in items]
+        reply, _ = await self.conn.request(
+            {"op": "load", "files": files, **self._preload(program, blobs)},
+            blobs,
+            timeout=60,
+        )
+        if reply.get("failed_entries"):
+            raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    def _preload(self, program: Program, blobs: list[bytes]) -> dict[str, Any]:
+        """The preload part of a request; the judge files are appended to ``blobs``."""
+        ph = self.conn.placeholders
+        calls = [
+            {
+                "module": resolve(step.module or "", ph),
+                "function": step.function,
+                "argv": [resolve(a, ph) for a in step.argv],
+                "role": role,
+            }
+            for role, steps in (("program", program.prepare), ("judge", program.judge_prepare))
+            for step in steps
+            if step.kind == "call" and step.module
+        ]
+        judge_files = []
+        for name, content in sorted(program.judge_files.items()):
+            blobs.append(content)
+            judge_files.append({"name": name, "blob": len(blobs) - 1})
+        return {
+            "modules": list(program.preload_modules),
+            "entries": [resolve(e, ph) for e in program.preload_entries],
+            "judge_modules": list(program.judge_modules),
+            "judge_entries": [resolve(e, ph) for e in program.judge_entries],
+            "judge_files": judge_files,
+            "calls": calls,
+        }
+
+    async def run(self, step: Step) -> ProcessResult:
+        """Run one step (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run(step, self.env)
+
+    async def run_many(
+        self, steps: Sequence[Step], budget_s: float | None = None
+    ) -> list[ProcessResult]:
+        """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
+        return await self.conn.run_many(steps, self.env, budget_s)
+
+    async def read_file(self, path: str, max_bytes: int) -> bytes:
+        """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
+        path = resolve(path, self.conn.placeholders)
+        _, blobs = await self.conn.request(
+            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
+        )
+        if len(blobs) != 1 or len(blobs[0]) > max_bytes:
+            raise SandboxError(f"the sandbox sent a malformed copy of {path}")
+        return blobs[0]
+
+    async def close(self) -> None:
+        """Stop the sandbox and remove what it left."""
+        await self.conn.close()
+        if self._cleanup:
+            force_rmtree(self._cleanup)
+        hooks, self.on_close = self.on_close, []
+        for hook in hooks:
+            hook()
+
+
+def force_rmtree(path: str) -> None:
+    """Remove a directory tree even where the program made parts of it read-only."""
+    for dirpath, _, _ in os.walk(path):
+        with contextlib.suppress(OSError):
+            os.chmod(dirpath, stat.S_IRWXU)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class UidPool:
+    """User ids for sandbox slots, unique on this host while a sandbox holds one.
+
+    Every process of the host that runs sandboxes (several SDK processes, service workers)
+    takes its uids from the same range; a lock file per uid (``flock``, released when its
+    holder closes it or dies) says which are in use. A uid per live sandbox makes per-user
+    kernel quotas (``RLIMIT_NPROC``, inotify instances, message queues) per sandbox.
+
+    Args:
+        base: The first uid of the range.
+        size: How many uids the range holds.
+        directory: Where the lock files are (root-owned by default).
+    """
+
+    def __init__(self, base: int, size: int, directory: str = "/run/verifiers-uids") -> None:
+        if base < 1 or size < 1:
+            raise ValueError("UidPool: base and size must be positive")
+        self.base = base
+        self.size = size
+        self.directory = directory
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> tuple[int, int]:
+        """A free uid and the descriptor that holds it (give it back with :meth:`give`).
+
+        Raises:
+            SandboxError: Every uid of the range is in use.
+        """
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
+        with self._lock:
+            start = self._next
+            for step in range(self.size):
+                offset = (start + step) % self.size
+                uid = self.base + offset
+                path = os.path.join(self.directory, f"{uid}.lock")
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                self._next = offset + 1
+                return uid, fd
+        raise SandboxError(
+            f"every sandbox uid of {self.base}..{self.base + self.size - 1} is in use"
+        )
+
+    @staticmethod
+    def give(fd: int) -> None:
+        """Release a uid (closing its lock)."""
+        with contextlib.suppress(OSError):
+            os.close(fd)

@@ -56,14 +56,16 @@ from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.images import BUILD_HINT, DEFAULT_IMAGE, TOOL_LABEL, VERSION_LABEL, sdk
 from verifiers.limits import Limits
-from verifiers.program import TOOLCHAIN_PLACEHOLDERS, Program, Toolchain
+from verifiers.program import Program, Toolchain, ToolchainSpec
 from verifiers.runtimes.base import (
     AgentConnection,
+    AgentSession,
     AvailabilityCheck,
     ProbedRuntime,
     agent_source,
+    join_inside,
+    sandbox_environment,
 )
-from verifiers.runtimes.local import _join, _Session
 
 log = logging.getLogger("verifiers.runtimes.docker")
 T = TypeVar("T")
@@ -78,19 +80,6 @@ UID_BASE = 100_000
 SLOTS = 4096
 MAX_USES = 256
 _STDOUT, _STDERR = 1, 2
-
-
-def container_environment(python: str) -> dict[str, str]:
-    """The whole environment of a process in a container, before a step adds its own."""
-    return {
-        "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": WORK_DIR,
-        "TMPDIR": "/tmp",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
 
 
 @dataclass(frozen=True)
@@ -108,7 +97,7 @@ class _Container:
         self.runtime = runtime
         self.slot = slot
         self.id = container_id
-        self.session: _Session | None = None
+        self.session: AgentSession | None = None
         self.uses = 0
         self.removed = False
         self._sock: socket.socket | None = None
@@ -287,28 +276,26 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         image = probe.image_id or f"{self.image} (unavailable)"
         return f"docker {image} {self.docker_runtime or 'runc'}"
 
-    def toolchain(self, name: str) -> Toolchain:
-        """A logical toolchain (``node``, ``go``, ``rust``) as the image provides it.
+    def toolchain(self, spec: ToolchainSpec) -> Toolchain:
+        """A language's toolchain as the image provides it (the image's tool labels).
 
         Raises:
             RuntimeUnavailableError: The daemon or image is unavailable, or the image
                 lacks the toolchain.
         """
         probe = self._require()
-        wanted = TOOLCHAIN_PLACEHOLDERS.get(name)
-        if wanted is None:
-            raise RuntimeUnavailableError(f"unknown toolchain {name!r}")
         values = {}
-        for placeholder in wanted:
+        for placeholder in spec.placeholders:
             path = probe.tools.get(placeholder.strip("{}"))
             if path is None:
+                family = spec.image.family if spec.image is not None else spec.name
                 raise RuntimeUnavailableError(
-                    f"the image {self.image} has no {name} toolchain; use {DEFAULT_IMAGE} "
-                    f"or build it: verifiers images build --offline --only {name}"
+                    f"the image {self.image} has no {spec.name} toolchain; use {DEFAULT_IMAGE} "
+                    f"or build it: verifiers images build --offline --only {family}"
                 )
             values[placeholder] = path
         return Toolchain(
-            name, values, f"docker image {probe.image_id}", (), f"{name} in {self.image}"
+            spec.name, values, f"docker image {probe.image_id}", (), f"{spec.name} in {self.image}"
         )
 
     # --- slots: a uid and a program directory per live container -----------------------------
@@ -363,7 +350,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         options: dict[str, Any] = {
             "command": [python, "-s", "-B", AGENT_PATH, "--workdir", WORK_DIR, "--oom-first"],
             "user": f"{uid}:{uid}",
-            "environment": container_environment(python),
+            "environment": sandbox_environment(python, WORK_DIR),
             "working_dir": WORK_DIR,
             "hostname": "sandbox",
             "network_mode": "none",
@@ -484,20 +471,20 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         )
         container._demux = asyncio.ensure_future(_demultiplex(raw_reader, stdout, conn))
         info = await conn.wait_ready(self.start_timeout_s)
-        container.session = _Session(
-            conn, PROGRAM_DIR, WORK_DIR, container_environment(python), info
+        container.session = AgentSession(
+            conn, PROGRAM_DIR, WORK_DIR, sandbox_environment(python, WORK_DIR), info
         )
 
     # --- sessions ------------------------------------------------------------------------------
 
     def session(
         self, program: Program, limits: Limits
-    ) -> contextlib.AbstractAsyncContextManager[_Session]:
+    ) -> contextlib.AbstractAsyncContextManager[AgentSession]:
         """Open a container holding ``program`` (see :class:`~verifiers.protocols.Runtime`)."""
         probe = self._require()
         values: dict[str, str] = {}
-        for name in program.toolchains:
-            values.update(self.toolchain(name).placeholders)
+        for spec in program.toolchains:
+            values.update(self.toolchain(spec).placeholders)
         if self.pool_size and not program.host_paths and in_engine():
             return self._pooled(program, limits, values, probe)
         return self._cold(program, limits, values, probe)
@@ -505,7 +492,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
     @contextlib.asynccontextmanager
     async def _cold(
         self, program: Program, limits: Limits, values: Mapping[str, str], probe: _Probe
-    ) -> AsyncIterator[_Session]:
+    ) -> AsyncIterator[AgentSession]:
         container = await self._start(probe, limits.disk_mb, program.host_paths, program)
         try:
             assert container.session is not None
@@ -519,7 +506,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
     @contextlib.asynccontextmanager
     async def _pooled(
         self, program: Program, limits: Limits, values: Mapping[str, str], probe: _Probe
-    ) -> AsyncIterator[_Session]:
+    ) -> AsyncIterator[AgentSession]:
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
@@ -727,7 +714,7 @@ async def _blocking(fn: Callable[..., T], *args: Any) -> T:
 def _write_files(directory: str, program: Program) -> None:
     """The program's read-only files into its container's program directory."""
     for rel, content in program.files.items():
-        target = _join(directory, rel)
+        target = join_inside(directory, rel)
         os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
         with open(target, "wb") as f:
             f.write(content)

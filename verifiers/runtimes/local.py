@@ -36,28 +36,30 @@ import json
 import logging
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import AsyncIterator, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, Limits
-from verifiers.program import ProcessResult, Program, Step, Toolchain, resolve
+from verifiers.program import Program, Toolchain, ToolchainSpec
 from verifiers.runtimes.base import (
     AgentConnection,
+    AgentSession,
     AvailabilityCheck,
     ProbedRuntime,
+    UidPool,
     agent_source,
+    join_inside,
+    sandbox_environment,
 )
 from verifiers.runtimes.seccomp import seccomp_program
-from verifiers.toolchains import host_toolchain
 
 log = logging.getLogger("verifiers.runtimes.local")
 
@@ -84,19 +86,6 @@ _INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
     "bubblewrap; Arch: pacman -S bubblewrap)"
 )
-
-
-def base_environment(python_bin: str) -> dict[str, str]:
-    """The whole environment of a sandboxed process, before a step adds its own."""
-    return {
-        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": WORK_DIR,
-        "TMPDIR": "/tmp",
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
 
 
 def _python_paths(executable: str) -> list[str]:
@@ -151,8 +140,15 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         bwrap: Path of the bubblewrap binary (default: found on ``PATH``).
         python: Interpreter that runs the sandbox agent and Python programs
             (default: the current interpreter, with its virtual environment).
-        sandbox_uid: User id of sandboxed processes.
-        sandbox_gid: Group id of sandboxed processes.
+        sandbox_uid: User id of sandboxed processes when only one uid can be mapped (a
+            host that is not root); every process of the sandbox then shares it.
+        sandbox_gid: Group id of sandboxed processes in that case.
+        uid_base: With root, each live sandbox's programs run as a uid of their own from
+            ``uid_base`` .. ``uid_base + uid_slots - 1`` (unique on the host), so that
+            per-user kernel quotas are per sandbox.
+        uid_slots: How many such uids there are (the most sandboxes alive at once).
+        supervisor_uid: With root, the uid of every sandbox's supervisor (the agent).
+        judge_uid: With root, the uid of trusted test code (judges).
         extra_ro_paths: More host directories to expose read-only.
         start_timeout_s: How long a sandbox may take to start.
         warm: Keep sandboxes between programs that allow it (see
@@ -175,6 +171,10 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         python: str | None = None,
         sandbox_uid: int = 65534,
         sandbox_gid: int = 65534,
+        uid_base: int = 3_000_000,
+        uid_slots: int = 4096,
+        supervisor_uid: int = 2_999_998,
+        judge_uid: int = 2_999_999,
         extra_ro_paths: Sequence[str] = (),
         start_timeout_s: float = 30.0,
         warm: bool = True,
@@ -188,6 +188,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self.python = python or sys.executable
         self.sandbox_uid = sandbox_uid
         self.sandbox_gid = sandbox_gid
+        if supervisor_uid == judge_uid or any(
+            uid_base <= uid < uid_base + uid_slots for uid in (supervisor_uid, judge_uid)
+        ):
+            raise ValueError("supervisor_uid, judge_uid and the slot uids must all differ")
+        self.supervisor_uid = supervisor_uid
+        self.judge_uid = judge_uid
+        self.uids = UidPool(uid_base, uid_slots)
         self.extra_ro_paths = tuple(extra_ro_paths)
         self.start_timeout_s = start_timeout_s
         self._availability = AvailabilityCheck(self._run_probe)
@@ -196,7 +203,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self.warm = warm
         self.seccomp = seccomp
         self.max_idle = max_idle if max_idle is not None else (os.cpu_count() or 1)
-        self._idle: list[tuple[float, tuple[str, int], _Session]] = []
+        self._idle: list[tuple[float, tuple[str, int], AgentSession]] = []
         self._trim_handle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self._resetting: dict[tuple[str, int], int] = {}
@@ -245,7 +252,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         ).stdout
         detail = (
             f"{version.strip() or 'bubblewrap'}; user namespaces ({mode} mode), "
-            f"sandbox uid {self.sandbox_uid}, Python {result}"
+            + (
+                f"a uid per sandbox ({self.uids.base}..{self.uids.base + self.uids.size - 1}), "
+                f"supervisor uid {self.supervisor_uid}, judge uid {self.judge_uid}"
+                if mode == "root"
+                else f"one uid for every process ({self.sandbox_uid}: per-sandbox uids need root)"
+            )
+            + f", Python {result}"
         )
         return _Probe(True, detail, mode)
 
@@ -261,17 +274,17 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 
     # --- sessions --------------------------------------------------------------------------
 
-    def toolchain(self, name: str) -> Toolchain:
-        """A logical toolchain (``node``, ``go``, ``rust``) as found on this host.
+    def toolchain(self, spec: ToolchainSpec) -> Toolchain:
+        """A language's toolchain as found on this host.
 
         Raises:
             RuntimeUnavailableError: It is not installed (the message says what to install).
         """
-        return host_toolchain(name)
+        return spec.host(None)
 
     def session(
         self, program: Program, limits: Limits
-    ) -> contextlib.AbstractAsyncContextManager[_Session]:
+    ) -> contextlib.AbstractAsyncContextManager[AgentSession]:
         """Open a sandbox holding ``program`` (see :class:`~verifiers.protocols.Runtime`)."""
         mode = self._require().mode
         return self._open(program, limits, mode, self._toolchains(program))
@@ -280,8 +293,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         """Placeholders and host directories of the program's toolchains."""
         values: dict[str, str] = {}
         paths: list[str] = []
-        for name in program.toolchains:
-            tool = self.toolchain(name)
+        for spec in program.toolchains:
+            tool = self.toolchain(spec)
             values.update(tool.placeholders)
             paths += tool.host_paths
         return values, tuple(paths)
@@ -293,7 +306,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         limits: Limits,
         mode: str,
         tools: tuple[dict[str, str], tuple[str, ...]] = ({}, ()),
-    ) -> AsyncIterator[_Session]:
+    ) -> AsyncIterator[AgentSession]:
         values, tool_paths = tools
         if tool_paths:
             program = dataclasses.replace(program, host_paths=(*program.host_paths, *tool_paths))
@@ -308,7 +321,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 await self._give_back(warm, (mode, limits.disk_mb), finished)
             return
         if mode == "none":
-            session: _Session = await self._start_unsafe(program, limits)
+            session: AgentSession = await self._start_unsafe(program, limits)
         else:
             session = await self._start_bwrap(program, limits, mode)
         session.conn.placeholders.update(values)
@@ -320,7 +333,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 
     # --- warm sandboxes ----------------------------------------------------------------------
 
-    async def _take_warm(self, program: Program, limits: Limits, mode: str) -> _Session:
+    async def _take_warm(self, program: Program, limits: Limits, mode: str) -> AgentSession:
         key = (mode, limits.disk_mb)
         if not self._shutdown_hook:
             self._shutdown_hook = True
@@ -359,13 +372,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         session.uses = 1
         return session
 
-    def _pop_idle(self, key: tuple[str, int]) -> _Session | None:
+    def _pop_idle(self, key: tuple[str, int]) -> AgentSession | None:
         for n in range(len(self._idle) - 1, -1, -1):
             if self._idle[n][1] == key:
                 return self._idle.pop(n)[2]
         return None
 
-    async def _give_back(self, session: _Session, key: tuple[str, int], finished: bool) -> None:
+    async def _give_back(self, session: AgentSession, key: tuple[str, int], finished: bool) -> None:
         if not finished or session.conn.broken:
             await self._discard(session, "the program did not finish normally")
             return
@@ -374,7 +387,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._resetting[key] = self._resetting.get(key, 0) + 1
         self._background(self._reset(session, key))
 
-    async def _reset(self, session: _Session, key: tuple[str, int]) -> None:
+    async def _reset(self, session: AgentSession, key: tuple[str, int]) -> None:
         try:
             await self._reset_once(session, key)
         finally:
@@ -384,7 +397,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                     waiter.set_result(None)
                     break
 
-    async def _reset_once(self, session: _Session, key: tuple[str, int]) -> None:
+    async def _reset_once(self, session: AgentSession, key: tuple[str, int]) -> None:
         try:
             reply, _ = await session.conn.request({"op": "reset"}, timeout=10)
         except SandboxError as err:
@@ -408,7 +421,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             return
         await self._discard(session, reason)
 
-    async def _discard(self, session: _Session, reason: str) -> None:
+    async def _discard(self, session: AgentSession, reason: str) -> None:
         log.debug("closing a warm sandbox: %s", reason)
         self.warm_stats["discarded"] += 1
         await session.close()
@@ -449,7 +462,12 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         return self._python_paths
 
     def _bwrap_args(
-        self, program: Program, limits: Limits, mode: str, data_fds: list[tuple[int, str]]
+        self,
+        program: Program,
+        limits: Limits,
+        mode: str,
+        data_fds: list[tuple[int, str]],
+        program_uid: int,
     ) -> list[str]:
         path = self._bwrap_path()
         assert path is not None
@@ -492,38 +510,62 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         for fd, dest in data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
-        for key, value in base_environment(os.path.dirname(self.python)).items():
+        for key, value in sandbox_environment(self.python, WORK_DIR).items():
             args += ["--setenv", key, value]
-        args += ["--", self.python, "-s", "-B", AGENT_PATH]
-        args += ["--uid", str(self.sandbox_uid), "--gid", str(self.sandbox_gid)]
+        args += ["--", self.python, "-s", "-B", AGENT_PATH, "--uid", str(program_uid)]
+        if mode == "root":
+            args += ["--supervisor-uid", str(self.supervisor_uid)]
+            args += ["--judge-uid", str(self.judge_uid)]
         args += ["--workdir", WORK_DIR]
         return args
 
-    def _data_files(self, program: Program) -> list[tuple[bytes, str]]:
-        uid, gid = self.sandbox_uid, self.sandbox_gid
+    def _data_files(self, program: Program, ids: dict[str, int]) -> list[tuple[bytes, str]]:
+        users = "root:x:0:0:root:/root:/usr/sbin/nologin\n" + "".join(
+            f"{name}:x:{uid}:{uid}:{name}:{WORK_DIR}:/usr/sbin/nologin\n"
+            for name, uid in ids.items()
+        )
+        groups = "root:x:0:\n" + "".join(f"{name}:x:{uid}:\n" for name, uid in ids.items())
         files = [
             (self._agent, AGENT_PATH),
-            (
-                f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                f"sandbox:x:{uid}:{gid}:sandbox:{WORK_DIR}:/usr/sbin/nologin\n".encode(),
-                "/etc/passwd",
-            ),
-            (f"root:x:0:\nsandbox:x:{gid}:\n".encode(), "/etc/group"),
+            (users.encode(), "/etc/passwd"),
+            (groups.encode(), "/etc/group"),
             (b"127.0.0.1 localhost sandbox\n::1 localhost\n", "/etc/hosts"),
         ]
         for rel, content in sorted(program.files.items()):
-            files.append((content, _join(PROGRAM_DIR, rel)))
+            files.append((content, join_inside(PROGRAM_DIR, rel)))
         return files
 
-    async def _start_bwrap(self, program: Program, limits: Limits, mode: str) -> _Session:
+    async def _start_bwrap(self, program: Program, limits: Limits, mode: str) -> AgentSession:
+        # With root: a uid of this sandbox's own for its programs, held until it closes.
+        if mode == "root":
+            program_uid, slot = self.uids.take()
+            ids = {
+                "sandbox": program_uid,
+                "supervisor": self.supervisor_uid,
+                "judge": self.judge_uid,
+            }
+        else:
+            program_uid, slot = self.sandbox_uid, -1
+            ids = {"sandbox": self.sandbox_uid}
+        try:
+            session = await self._start_with(program, limits, mode, program_uid, ids)
+        except BaseException:
+            UidPool.give(slot)
+            raise
+        session.on_close.append(lambda: UidPool.give(slot))
+        return session
+
+    async def _start_with(
+        self, program: Program, limits: Limits, mode: str, program_uid: int, ids: dict[str, int]
+    ) -> AgentSession:
         fds: list[int] = []
         try:
             data_fds = []
-            for content, dest in self._data_files(program):
+            for content, dest in self._data_files(program, ids):
                 fd = _memfd(content)
                 fds.append(fd)
                 data_fds.append((fd, dest))
-            args = self._bwrap_args(program, limits, mode, data_fds)
+            args = self._bwrap_args(program, limits, mode, data_fds, program_uid)
             if self.seccomp:
                 filter_program = seccomp_program()
                 if filter_program is not None:
@@ -567,7 +609,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             with contextlib.suppress(OSError):
                 conn.sandbox_pidfd = os.pidfd_open(pid)
             if mode == "root":
-                self._map_user_namespace(pid)
+                self._map_user_namespace(pid, sorted(set(ids.values())))
                 os.write(block_w, b"1")
         except SandboxError:
             await conn.kill()
@@ -576,8 +618,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             if block_w >= 0:
                 os.close(block_w)
         info = await conn.wait_ready(self.start_timeout_s)
-        return _Session(
-            conn, PROGRAM_DIR, WORK_DIR, base_environment(os.path.dirname(self.python)), info
+        return AgentSession(
+            conn, PROGRAM_DIR, WORK_DIR, sandbox_environment(self.python, WORK_DIR), info
         )
 
     async def _read_child_pid(self, info_r: int) -> int:
@@ -600,25 +642,25 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         finally:
             transport.close()
 
-    def _map_user_namespace(self, pid: int) -> None:
-        """Root mode: map root (for bubblewrap's set-up) and the sandbox ids into the namespace."""
-        uid, gid = self.sandbox_uid, self.sandbox_gid
+    def _map_user_namespace(self, pid: int, ids: list[int]) -> None:
+        """Root mode: map root (for bubblewrap's set-up) and the sandbox's ids, to themselves."""
+        lines = "0 0 1\n" + "".join(f"{i} {i} 1\n" for i in ids if i != 0)
         try:
             with open(f"/proc/{pid}/uid_map", "w") as f:
-                f.write(f"0 0 1\n{uid} {uid} 1\n" if uid != 0 else "0 0 1\n")
+                f.write(lines)
             with open(f"/proc/{pid}/gid_map", "w") as f:
-                f.write(f"0 0 1\n{gid} {gid} 1\n" if gid != 0 else "0 0 1\n")
+                f.write(lines)
         except OSError as err:
             raise SandboxError(f"could not map the sandbox user namespace: {err}") from err
 
-    async def _start_unsafe(self, program: Program, limits: Limits) -> _Session:
+    async def _start_unsafe(self, program: Program, limits: Limits) -> AgentSession:
         _warn_unsafe()
         root = tempfile.mkdtemp(prefix="verifiers-unsafe-")
         program_dir = os.path.join(root, "program")
         work_dir = os.path.join(root, "work")
         os.makedirs(work_dir)
         for rel, content in program.files.items():
-            target = _join(program_dir, rel)
+            target = join_inside(program_dir, rel)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "wb") as f:
                 f.write(content)
@@ -626,8 +668,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         agent = os.path.join(root, "agent.py")
         with open(agent, "wb") as f:
             f.write(self._agent)
-        env = base_environment(os.path.dirname(self.python))
-        env["HOME"] = work_dir
+        env = sandbox_environment(self.python, work_dir)
         proc = await asyncio.create_subprocess_exec(
             self.python,
             "-s",
@@ -642,112 +683,10 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         )
         conn = AgentConnection(proc, self._placeholders(program_dir, work_dir))
         info = await conn.wait_ready(self.start_timeout_s)
-        return _Session(conn, program_dir, work_dir, env, info, cleanup=root)
+        return AgentSession(conn, program_dir, work_dir, env, info, cleanup=root)
 
     def _placeholders(self, program_dir: str, work_dir: str) -> dict[str, str]:
         return {"{program_dir}": program_dir, "{work_dir}": work_dir, "{python}": self.python}
-
-
-class _Session:
-    """One running sandbox (see :class:`~verifiers.protocols.Session`)."""
-
-    def __init__(
-        self,
-        conn: AgentConnection,
-        program_dir: str,
-        work_dir: str,
-        env: Mapping[str, str],
-        info: Mapping[str, object],
-        cleanup: str | None = None,
-    ) -> None:
-        self.conn = conn
-        self.program_dir = program_dir
-        self.work_dir = work_dir
-        self.env = dict(env)
-        self.info = dict(info)
-        self._cleanup = cleanup
-        #: Programs this sandbox has served (warm sandboxes serve several).
-        self.uses = 0
-
-    async def setup(self, program: Program) -> None:
-        """Write the writable files and preload what forked tests share."""
-        if program.work_files:
-            items = sorted(program.work_files.items())
-            files = [
-                {
-                    "path": _join(self.work_dir, rel),
-                    "mode": 0o755 if rel in program.executables else 0o644,
-                    "blob": n,
-                }
-                for n, (rel, _) in enumerate(items)
-            ]
-            await self.conn.request(
-                {"op": "write", "files": files}, [c for _, c in items], timeout=30
-            )
-        if program.preload_modules or program.preload_entries or program.prepare:
-            reply, _ = await self.conn.request(
-                {"op": "preload", **self._preload(program)}, timeout=60
-            )
-            # A module the interpreter lacks is the program's business; our own entry is not.
-            if reply.get("failed_entries"):
-                raise SandboxError(f"could not load {reply['failed_entries'][0]}")
-
-    async def load(self, program: Program) -> None:
-        """Give a warm sandbox its next program: files into the agent's memory, then preload."""
-        items = sorted(program.files.items())
-        files = [
-            {"path": _join(self.program_dir, rel), "blob": n} for n, (rel, _) in enumerate(items)
-        ]
-        reply, _ = await self.conn.request(
-            {"op": "load", "files": files, **self._preload(program)},
-            [c for _, c in items],
-            timeout=60,
-        )
-        if reply.get("failed_entries"):
-            raise SandboxError(f"could not load {reply['failed_entries'][0]}")
-
-    def _preload(self, program: Program) -> dict[str, Any]:
-        ph = self.conn.placeholders
-        calls = [
-            {
-                "module": resolve(step.module or "", ph),
-                "function": step.function,
-                "argv": [resolve(a, ph) for a in step.argv],
-            }
-            for step in program.prepare
-            if step.kind == "call" and step.module
-        ]
-        return {
-            "modules": list(program.preload_modules),
-            "entries": [resolve(e, ph) for e in program.preload_entries],
-            "calls": calls,
-        }
-
-    async def run(self, step: Step) -> ProcessResult:
-        """Run one step (see :class:`~verifiers.protocols.Session`)."""
-        return await self.conn.run(step, self.env)
-
-    async def run_many(
-        self, steps: Sequence[Step], budget_s: float | None = None
-    ) -> list[ProcessResult]:
-        """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
-        return await self.conn.run_many(steps, self.env, budget_s)
-
-    async def read_file(self, path: str, max_bytes: int) -> bytes:
-        """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
-        path = resolve(path, self.conn.placeholders)
-        _, blobs = await self.conn.request(
-            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
-        )
-        if len(blobs) != 1 or len(blobs[0]) > max_bytes:
-            raise SandboxError(f"the sandbox sent a malformed copy of {path}")
-        return blobs[0]
-
-    async def close(self) -> None:
-        """Stop the sandbox and remove what it left."""
-        await self.conn.close()
-        if self._cleanup:
-            _force_rmtree(self._cleanup)
 
 
 def _warm_eligible(program: Program) -> bool:
@@ -774,13 +713,6 @@ def _ancestors(paths: set[str]) -> set[str]:
     return out
 
 
-def _join(base: str, rel: str) -> str:
-    path = os.path.normpath(os.path.join(base, rel))
-    if not path.startswith(base.rstrip("/") + "/"):
-        raise ValueError(f"program file path {rel!r} leaves {base}")
-    return path
-
-
 def _memfd(content: bytes) -> int:
     fd = os.memfd_create("verifiers", 0)
     view = memoryview(content)
@@ -788,14 +720,6 @@ def _memfd(content: bytes) -> int:
         view = view[os.write(fd, view) :]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
-
-
-def _force_rmtree(path: str) -> None:
-    """Remove a directory tree even where the program made parts of it read-only."""
-    for dirpath, _, _ in os.walk(path):
-        with contextlib.suppress(OSError):
-            os.chmod(dirpath, stat.S_IRWXU)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 _warned = False

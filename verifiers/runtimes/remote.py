@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import TypeAdapter
 
 from verifiers._async import on_shutdown
+from verifiers.core import Job, infra_result
 from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.extraction import MAX_COMPLETION_CHARS
 from verifiers.limits import Limits
@@ -42,8 +43,6 @@ from verifiers.results import Result
 
 if TYPE_CHECKING:
     import httpx
-
-    from verifiers.engine import Job
 
 log = logging.getLogger("verifiers.runtimes.remote")
 
@@ -179,8 +178,6 @@ class RemoteRuntime:
 
         Returns one result per job, in order; faults are ``sandbox_error`` results.
         """
-        from verifiers.engine import infra_result
-
         if not jobs:
             return []
         _, slots = self._connection()

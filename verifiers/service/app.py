@@ -33,11 +33,9 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 import verifiers
 from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks
-from verifiers.api import _options
-from verifiers.engine import Job, infra_result
+from verifiers.core import CodeVerifier, Job, Observer, Options, infra_result, make_options
 from verifiers.errors import SpecError, UnknownNameError
 from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
-from verifiers.languages.base import CodeVerifier, Observer, Options
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.results import Result
@@ -141,14 +139,14 @@ class Service:
             return value if value is not None or base is None else getattr(base, name)
 
         cap = pick("max_completion_chars")
-        options = _options(
+        options = make_options(
             pick("policy"),
             pick("limits"),
             pick("compare"),
             pick("max_tests"),
             pick("select") or "last",
-            pick("extraction") or "auto",
-            MAX_COMPLETION_CHARS if cap is None else cap,
+            extraction=pick("extraction") or "auto",
+            max_completion_chars=MAX_COMPLETION_CHARS if cap is None else cap,
         )
         self.check_limits(options.limits)
         if pick("extract") is False:

@@ -1,160 +1,42 @@
-"""Where a batch's verifications run: in this process, or on the workers of a Ray cluster.
+"""The Ray executor: chunks of a batch verified on long-lived Ray actors (see ``docs/scaling.md``).
 
-An executor takes the validated, deduplicated work of a batch and gives back one result per
-item, in order. :class:`LocalExecutor` is the engine of this process (the default).
-:class:`RayExecutor` sends chunks of work to long-lived Ray actors, each of which runs the
-same engine with its own local runtime, so warm sandboxes and build caches live on in the
-actors from one batch to the next.
-
-Validation (``SpecError``), deduplication and the :class:`~verifiers.ResultCache` stay on
-the driver: a malformed item raises before anything is sent, identical work is sent once,
-and a cached result is never sent at all. Ray is imported only when a Ray executor is used
-(``pip install verifiers-sdk[ray]``). See ``docs/scaling.md``.
+Each actor runs this SDK's engine with its own local runtime, so warm sandboxes and build
+caches persist between chunks and batches. Ray is imported when a Ray executor is first
+used (``pip install verifiers-sdk[ray]``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 import os
 import queue
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from verifiers import registry
 from verifiers._async import in_engine, on_engine, run_shutdown_hooks
-from verifiers.engine import Job, Progress, _guarded, infra_result, run_jobs
+from verifiers.core import CodeVerifier, Job, Options, guarded, infra_result
+from verifiers.engine import Collector, Progress
 from verifiers.errors import RuntimeUnavailableError, SpecError
-from verifiers.languages.base import CodeVerifier, Options
+from verifiers.executors.base import Executor
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result
 from verifiers.specs import TestSpec
 
-log = logging.getLogger("verifiers.executors")
+log = logging.getLogger("verifiers.executors.ray")
 
 T = TypeVar("T")
 
 #: What crosses the wire for one item: language, runtime name, completion, tests, options.
 Payload = tuple[str, str, str, TestSpec, Options]
-
-
-class Executor(ABC):
-    """Runs the jobs of a batch and returns their results in input order.
-
-    Subclasses implement :meth:`run`; :meth:`validate` and :meth:`start` are optional hooks
-    that the batch entry points call before anything runs.
-    """
-
-    name = "executor"
-
-    def validate(self, jobs: list[Job]) -> None:  # noqa: B027 (optional hook)
-        """Raise :class:`~verifiers.SpecError` if a job cannot run on this executor."""
-
-    def start(self) -> None:  # noqa: B027 (optional hook)
-        """Acquire what the executor needs (blocking); calling it again does nothing."""
-
-    @abstractmethod
-    async def run(
-        self,
-        jobs: list[Job],
-        *,
-        max_concurrency: int | None = None,
-        progress: Progress | None = None,
-        cache: ResultCache | None = None,
-    ) -> list[Result]:
-        """Verify ``jobs``; one result per job, in order, identical jobs verified once.
-
-        Args:
-            jobs: Validated jobs (see :func:`verifiers.api.prepare_jobs`).
-            max_concurrency: Verifications at once (the executor says per what).
-            progress: Called with (done, total) as results arrive.
-            cache: Results it holds are not verified again; new ones are added.
-        """
-
-
-class LocalExecutor(Executor):
-    """The engine of this process: bounded concurrency on the SDK's event loop."""
-
-    name = "local"
-
-    async def run(
-        self,
-        jobs: list[Job],
-        *,
-        max_concurrency: int | None = None,
-        progress: Progress | None = None,
-        cache: ResultCache | None = None,
-    ) -> list[Result]:
-        """Verify ``jobs`` here; ``max_concurrency`` counts verifications in this process."""
-        return await on_engine(
-            run_jobs(jobs, max_concurrency=max_concurrency, progress=progress, cache=cache)
-        )
-
-
-#: What the ``executor=`` arguments accept (see :func:`resolve_executor`).
-ExecutorArg = str | Executor | Mapping[str, Any] | None
-LOCAL = LocalExecutor()
-_shared: dict[str, Executor] = {}
-_shared_lock = threading.Lock()
-
-
-def resolve_executor(executor: ExecutorArg) -> Executor:
-    """An executor from a name, a config mapping, an instance, or None (``local``).
-
-    ``"ray"`` and mappings such as ``{"type": "ray", "num_workers": 8}`` (what a config file
-    can hold) give one shared :class:`RayExecutor` per distinct configuration, so that its
-    workers stay warm from one call to the next.
-
-    Raises:
-        SpecError: Unknown name, or a mapping with unknown or malformed keys.
-    """
-    if executor is None or executor == "local":
-        return LOCAL
-    if isinstance(executor, Executor):
-        return executor
-    if isinstance(executor, str):
-        if executor == "ray":
-            return _shared_ray({})
-        raise SpecError(
-            "executor", f"expected 'local', 'ray', a mapping or an Executor, got {executor!r}"
-        )
-    if isinstance(executor, Mapping):
-        config = dict(executor)
-        kind = config.pop("type", "ray")
-        if kind == "local":
-            if config:
-                raise SpecError("executor", f"the local executor takes no settings: {config}")
-            return LOCAL
-        if kind != "ray":
-            raise SpecError("executor.type", f"expected 'local' or 'ray', got {kind!r}")
-        return _shared_ray(config)
-    raise SpecError(
-        "executor", f"expected a name, a mapping or an Executor, got {type(executor).__name__}"
-    )
-
-
-def _shared_ray(config: dict[str, Any]) -> Executor:
-    key = json.dumps(config, sort_keys=True, default=repr)
-    with _shared_lock:
-        found = _shared.get(key)
-        if found is None:
-            try:
-                found = _shared[key] = RayExecutor(**config)
-            except TypeError as err:
-                raise SpecError("executor", str(err)) from None
-            except ValueError as err:
-                raise SpecError("executor", str(err)) from None
-        return found
-
-
-# --- Ray ---------------------------------------------------------------------------------------
+#: Guards the process-wide starter thread.
+_starter_lock = threading.Lock()
 
 
 def _import_ray() -> Any:
@@ -177,7 +59,7 @@ def _on_lasting_thread(fn: Callable[[], T]) -> T:
     global _starter
     if threading.current_thread() is threading.main_thread():
         return fn()
-    with _shared_lock:
+    with _starter_lock:
         if _starter is None:
             requests: queue.SimpleQueue[tuple[Callable[[], Any], queue.SimpleQueue[Any]]]
             requests = queue.SimpleQueue()
@@ -251,7 +133,7 @@ class _Worker:
             job = Job(verifier, completion, spec, options)
             async with semaphore:
                 try:
-                    return await _guarded(job)
+                    return await guarded(job)
                 except Exception as err:  # SpecError cannot happen (validated by the driver)
                     return infra_result(job, f"{type(err).__name__} on a Ray worker: {err}")
 
@@ -592,25 +474,12 @@ class RayExecutor(Executor):
         if max_concurrency is not None and max_concurrency < 1:
             raise SpecError("max_concurrency", f"must be at least 1, got {max_concurrency}")
         payloads = self._payloads(jobs)
-        total = len(jobs)
-        results: list[Result | None] = [None] * total
-        done = 0
-
-        def deliver(indices: list[int], result: Result) -> None:
-            nonlocal done
-            for index in indices:
-                results[index] = result
-            done += len(indices)
-            if progress is not None:
-                progress(done, total)
-
-        groups: dict[str, list[int]] = {}
-        for index, job in enumerate(jobs):
-            groups.setdefault(job.key(), []).append(index)
+        collector = Collector(jobs, progress)
+        deliver = collector.deliver
         # The cache is the driver's: a hit is never sent.
         todo: list[tuple[list[int], str]] = []
-        for indices in groups.values():
-            key = cache.key(jobs[indices[0]]) if cache is not None else ""
+        for indices in collector.groups.values():
+            key = jobs[indices[0]].result_key() if cache is not None else ""
             hit = cache.get(key) if cache is not None else None
             if hit is not None:
                 deliver(indices, hit)
@@ -631,8 +500,7 @@ class RayExecutor(Executor):
                     if not slot.ready and slot.restarting is None:
                         self._replace(slot, slot.actor)
                 await self._dispatch(jobs, payloads, todo, max_concurrency, deliver, cache)
-        assert all(r is not None for r in results)
-        return results  # type: ignore[return-value]
+        return collector.results()
 
     def _window_size(self) -> int:
         # A worker with S slots needs S chunks outstanding to fill them (2 at least, so that

@@ -1,8 +1,14 @@
-"""The verification pipeline every language shares.
+"""The verification pipeline: options, jobs, and the verifier that turns a completion into a Result.
 
-extract code -> prepare -> syntax check (no process) -> build a program ->
-one sandbox session: build step once, then each selected test -> the language
-judges each run -> the scoring policy gives the reward.
+extract code -> prepare -> syntax check (no process) -> build a program -> one sandbox
+session: build step once, then each selected test -> the language judges each run -> the
+scoring policy gives the reward.
+
+This module is the floor everything that runs verifications stands on: the engine (batches),
+the executors, the API, the service and the integrations import it; it imports none of
+them. A single verification goes through :func:`verify_one`, which the engine also uses for
+every job of a batch, so there is one path from a completion to a result, and one place
+(:func:`infra_result`) where a fault of our machinery becomes a ``sandbox_error`` result.
 """
 
 from __future__ import annotations
@@ -10,22 +16,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
-import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
-from verifiers.extraction import MAX_COMPLETION_CHARS, Extraction, Mode, extract_for
-from verifiers.languages.common import content_key
+from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
+from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
-from verifiers.protocols import Language, Runtime, TestOutcome
+from verifiers.protocols import DelegatingRuntime, Language, Runtime, TestOutcome
+from verifiers.result_cache import ResultCache
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
 from verifiers.specs import CompareOptions, TestSpec
@@ -38,9 +45,15 @@ EXCERPT_CHARS = 600
 TEST_BATCH = 64
 #: Largest build artefact copied out of a sandbox for the build cache.
 MAX_ARTEFACT_BYTES = 256 * 1024 * 1024
+#: What an infrastructure fault says in results.
+INFRA_PREFIX = "Infrastructure error (not the program's fault): "
 
 #: Called with a test's index and its outcome as each test is judged.
 Observer = Callable[[int, TestOutcome], None]
+M = TypeVar("M", bound=BaseModel)
+
+
+# --- options ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,7 @@ class Options:
     """Per-verification options (all explicit; no global state).
 
     Attributes:
-        policy: Scoring policy name (``binary`` or ``partial``).
+        policy: Scoring policy name (``binary`` or ``partial``) or a callable.
         limits: Resource limits.
         compare: Output comparison options; overrides the spec's own.
         max_tests: Run at most this many tests (chosen deterministically).
@@ -71,10 +84,194 @@ class Options:
     max_completion_chars: int = MAX_COMPLETION_CHARS
 
 
+def as_model(cls: type[M], value: Any, field_name: str) -> M | None:
+    """``value`` as a ``cls`` model (a dict is validated); SpecError naming the field."""
+    if value is None or isinstance(value, cls):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return cls.model_validate(dict(value))
+        except ValidationError as err:
+            first = err.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise SpecError(f"{field_name}.{loc}" if loc else field_name, first["msg"]) from None
+    raise SpecError(field_name, f"expected {cls.__name__} or a dict, got {type(value).__name__}")
+
+
+def make_options(
+    policy: str | Policy | None = None,
+    limits: Limits | Mapping[str, Any] | None = None,
+    compare: CompareOptions | Mapping[str, Any] | None = None,
+    max_tests: int | None = None,
+    select: str = "last",
+    extract: bool = True,
+    extraction: str = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
+) -> Options:
+    """Validated :class:`Options`: dicts become models, every value is checked.
+
+    Raises:
+        SpecError: A value is malformed (the message names the field).
+    """
+    if max_tests is not None and (
+        isinstance(max_tests, bool) or not isinstance(max_tests, int) or max_tests < 1
+    ):
+        raise SpecError("max_tests", f"expected a positive integer, got {max_tests!r}")
+    if select not in ("last", "first"):
+        raise SpecError("select", f"expected 'last' or 'first', got {select!r}")
+    if not isinstance(extract, bool):
+        raise SpecError("extract", f"expected true or false, got {extract!r}")
+    if extraction not in MODES:
+        raise SpecError("extraction", f"expected one of {', '.join(MODES)}, got {extraction!r}")
+    if (
+        isinstance(max_completion_chars, bool)
+        or not isinstance(max_completion_chars, int)
+        or max_completion_chars < 1
+    ):
+        raise SpecError(
+            "max_completion_chars", f"expected a positive integer, got {max_completion_chars!r}"
+        )
+    resolve_policy(policy)
+    return Options(
+        policy=policy,
+        limits=as_model(Limits, limits, "limits") or Limits(),
+        compare=as_model(CompareOptions, compare, "compare"),
+        max_tests=max_tests,
+        select=select,  # type: ignore[arg-type]  # checked above
+        extract=extract,
+        extraction=extraction,  # type: ignore[arg-type]  # checked above
+        max_completion_chars=max_completion_chars,
+    )
+
+
+def with_overrides(base: Options, overrides: Mapping[str, Any]) -> Options:
+    """``base`` with some fields replaced (``None`` keeps the base value), validated."""
+    unknown = set(overrides) - {f.name for f in dataclasses.fields(Options)}
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    merged = {**base.__dict__, **{k: v for k, v in overrides.items() if v is not None}}
+    return make_options(**merged)
+
+
+# --- jobs --------------------------------------------------------------------------------------
+
+
 def spec_key(spec: TestSpec) -> str:
     """A content hash of a test spec."""
-    data = json.dumps(spec.model_dump(mode="json"), sort_keys=True, default=repr)
-    return hashlib.sha256(data.encode()).hexdigest()
+    return json_key(spec.model_dump(mode="json"))
+
+
+@dataclass(frozen=True)
+class Job:
+    """One validated verification: a completion, its parsed tests and options, and its verifier."""
+
+    verifier: CodeVerifier
+    completion: str
+    spec: TestSpec
+    options: Options
+
+    def __post_init__(self) -> None:
+        runtime = self.verifier.runtime
+        if isinstance(runtime, DelegatingRuntime):
+            # What cannot be sent is refused before anything runs, like any malformed input.
+            runtime.validate_job(self)
+
+    def key(self) -> str:
+        """Content hash of the work: equal keys give equal results (deduplication in a batch)."""
+        return content_key(
+            self.verifier.language.name,
+            self.verifier.runtime.name,
+            str(id(self.verifier.runtime)),
+            self.completion,
+            spec_key(self.spec),
+            repr(self.options),
+        )
+
+    def result_key(self) -> str:
+        """The key of this job's result in a :class:`~verifiers.ResultCache`.
+
+        It covers the SDK version, the language and its toolchain (the interpreter or
+        compiler version), the runtime and what its results depend on (an image), the
+        completion, the tests and every option.
+        """
+        return content_key(
+            SDK_VERSION,
+            self.verifier.language.name,
+            self.verifier.toolchain_identity(),
+            self.verifier.runtime_identity(),
+            self.completion,
+            spec_key(self.spec),
+            repr(self.options),
+        )
+
+
+def infra_tests(spec: TestSpec, indices: list[int], message: str) -> list[TestResult]:
+    """``sandbox_error`` results for the given tests."""
+    return [TestResult(index=i, status=Status.SANDBOX_ERROR, message=message) for i in indices]
+
+
+def infra_result(job: Job, reason: str, duration_s: float = 0.0) -> Result:
+    """A ``sandbox_error`` result for a job our machinery could not verify."""
+    policy_name, policy = resolve_policy(job.options.policy)
+    message = INFRA_PREFIX + reason
+    return assemble(
+        tests=infra_tests(job.spec, list(range(len(job.spec))), message),
+        stage_status=Status.SANDBOX_ERROR,
+        stage_message=message,
+        tests_available=len(job.spec),
+        policy_name=policy_name,
+        policy=policy,
+        format_ok=False,
+        code=None,
+        language=job.verifier.language.name,
+        runtime=job.verifier.runtime.name,
+        duration_s=duration_s,
+        completion_chars=len(job.completion),
+    )
+
+
+async def guarded(job: Job) -> Result:
+    """Verify one job; an unexpected fault becomes a sandbox_error result, never an exception.
+
+    Raises:
+        SpecError: The job is malformed (validation happens before this, so only a bug of
+            a language's own checks gets here).
+    """
+    started = time.perf_counter()
+    try:
+        runtime = job.verifier.runtime
+        if isinstance(runtime, DelegatingRuntime):
+            [result] = await runtime.verify_jobs([job])
+            return result
+        return await job.verifier.verify(job.completion, job.spec, job.options)
+    except SpecError:
+        raise
+    except Exception as err:
+        log.exception("verification failed inside the SDK")
+        return infra_result(job, f"{type(err).__name__}: {err}", time.perf_counter() - started)
+
+
+async def verify_one(
+    job: Job, cache: ResultCache | None = None, slot: asyncio.Semaphore | None = None
+) -> Result:
+    """A job's result: from ``cache`` when it holds one, else verified (and then kept).
+
+    ``slot`` bounds verifications at once (a batch's concurrency); a cached result does
+    not wait for one.
+    """
+    key = job.result_key() if cache is not None else ""
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    async with slot or contextlib.nullcontext():
+        result = await guarded(job)
+    if cache is not None:
+        cache.put(key, result)
+    return result
+
+
+# --- results of tests and builds -------------------------------------------------------------
 
 
 def _proc_fields(proc: ProcessResult | None) -> dict[str, Any]:
@@ -120,6 +317,9 @@ def test_result(
     )
 
 
+test_result.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
 def step_result(command: list[str], proc: ProcessResult) -> StepResult:
     """A :class:`StepResult` for a build step."""
     stdout, _ = excerpt(proc.stdout.decode(errors="replace"), 4000)
@@ -150,12 +350,19 @@ def _log_unavailable(language: str, runtime: str, err: Exception) -> None:
         log.error("cannot verify %s on %s: %s", language, runtime, err)
 
 
+# --- the verifier ----------------------------------------------------------------------------
+
+#: What one sandbox session found: test results, a program-wide status and message, the build.
+Ran = tuple[list[TestResult], Status | None, str, StepResult | None]
+
+
 class CodeVerifier:
     """A language on a runtime: scores completions (satisfies :class:`~verifiers.Verifier`).
 
     Args:
         language: The language.
-        runtime: The runtime the programs run on.
+        runtime: The runtime the programs run on (a sandbox runtime, or a delegating one
+            such as a verification service).
         options: Defaults for every call; keyword arguments of :meth:`ascore` override them.
         build_cache: Where build artefacts are kept (default: one shared by the process).
     """
@@ -163,7 +370,7 @@ class CodeVerifier:
     def __init__(
         self,
         language: Language,
-        runtime: Runtime,
+        runtime: Runtime | DelegatingRuntime[Job],
         options: Options | None = None,
         build_cache: BuildCache | None = None,
     ) -> None:
@@ -172,6 +379,7 @@ class CodeVerifier:
         self.options = options or Options()
         self.build_cache = build_cache if build_cache is not None else DEFAULT_CACHE
         self.name = language.name
+        self._toolchain: str | None = None
 
     def __repr__(self) -> str:
         return f"CodeVerifier({self.language.name!r}, runtime={self.runtime.name!r})"
@@ -180,37 +388,33 @@ class CodeVerifier:
         """Recognise a test spec for this language (raises SpecError)."""
         return self.language.parse_tests(tests)
 
-    def _options(self, overrides: dict[str, Any]) -> Options:
-        if not overrides:
-            return self.options
-        unknown = set(overrides) - set(Options.__dataclass_fields__)
-        if unknown:
-            raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-        merged = {**self.options.__dict__, **{k: v for k, v in overrides.items() if v is not None}}
-        # Dicts become models and every value is checked, as verifiers.score does.
-        from verifiers.api import _options as validated
+    def job(self, completion: str, tests: Any, **options: Any) -> Job:
+        """A validated job: the tests parsed, the options (overriding the defaults) checked.
 
-        checked = validated(
-            merged["policy"],
-            merged["limits"],
-            merged["compare"],
-            merged["max_tests"],
-            merged["select"],
-            merged["extraction"],
-            merged["max_completion_chars"],
-        )
-        return dataclasses.replace(checked, extract=bool(merged["extract"]))
+        Raises:
+            SpecError: The tests, an option or the completion is malformed.
+        """
+        opts = with_overrides(self.options, options) if options else self.options
+        spec = self.parse_tests(tests)
+        if not isinstance(completion, str):
+            raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
+        return Job(self, completion, spec, opts)
 
-    def score(self, completion: str, tests: Any, **options: Any) -> Result:
+    def score(
+        self, completion: str, tests: Any, *, cache: ResultCache | None = None, **options: Any
+    ) -> Result:
         """Verify a completion (blocking); see :meth:`ascore`."""
-        return run_sync(self.ascore(completion, tests, **options))
+        return run_sync(self.ascore(completion, tests, cache=cache, **options))
 
-    async def ascore(self, completion: str, tests: Any, **options: Any) -> Result:
+    async def ascore(
+        self, completion: str, tests: Any, *, cache: ResultCache | None = None, **options: Any
+    ) -> Result:
         """Verify a completion against tests.
 
         Args:
             completion: Raw model output (markdown) or bare code.
             tests: A test spec in any recognised format.
+            cache: A :class:`~verifiers.ResultCache` to answer from, and to fill.
             **options: Overrides of :class:`Options` fields.
 
         Returns:
@@ -220,15 +424,30 @@ class CodeVerifier:
         Raises:
             SpecError: The tests or options are malformed.
         """
-        from verifiers.engine import Job, run_jobs  # the engine builds on this module
+        job = self.job(completion, tests, **options)
+        # On the engine loop, where sandboxes stay warm between calls.
+        return await on_engine(verify_one(job, cache))
 
-        opts = self._options(options)
-        spec = self.parse_tests(tests)
-        if not isinstance(completion, str):
-            raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
-        # Through the engine: a fault inside the SDK becomes this result's sandbox_error.
-        [result] = await on_engine(run_jobs([Job(self, completion, spec, opts)]))
-        return result
+    def toolchain_identity(self) -> str:
+        """What this verifier's language runs with (cached): part of result cache keys."""
+        if self._toolchain is None:
+            probe = getattr(self.language, "toolchain", None)
+            try:
+                self._toolchain = str(probe()) if callable(probe) else ""
+            except Exception as err:  # an unusable toolchain fails its verifications anyway
+                self._toolchain = f"unavailable: {err}"
+        return self._toolchain
+
+    def runtime_identity(self) -> str:
+        """The runtime's name, and what else its results depend on when it says (an image)."""
+        runtime = self.runtime
+        identity = getattr(runtime, "cache_identity", None)
+        if not callable(identity):
+            return str(runtime.name)
+        try:
+            return f"{runtime.name} {identity()}"
+        except Exception as err:  # an unusable runtime fails its verifications anyway
+            return f"{runtime.name} unavailable: {err}"
 
     async def verify(
         self,
@@ -277,6 +496,11 @@ class CodeVerifier:
         def every(status: Status, message: str) -> list[TestResult]:
             return [test_result(lang, spec, i, TestOutcome(status, message)) for i in selected]
 
+        def infra(reason: object, code: str | None = None, format_ok: bool = False) -> Result:
+            message = INFRA_PREFIX + str(reason)
+            tests = infra_tests(spec, selected, message)
+            return finish(tests, Status.SANDBOX_ERROR, message, code, format_ok)
+
         try:
             found = (
                 extract_for(
@@ -318,21 +542,13 @@ class CodeVerifier:
                     last_error = err if isinstance(err, SandboxError) else SandboxError(str(err))
                     log.warning("sandbox fault (attempt %d): %s", attempt + 1, err)
             else:
-                message = f"Infrastructure error (not the program's fault): {last_error}"
-                return finish(
-                    every(Status.SANDBOX_ERROR, message),
-                    Status.SANDBOX_ERROR,
-                    message,
-                    code,
-                    found.format_ok,
-                )
+                return infra(last_error, code, found.format_ok)
             return finish(tests, stage, message, code, found.format_ok, compile_step)
         except RuntimeUnavailableError as err:
             # A missing sandbox, toolchain or grammar is our fault, never the program's:
             # every test gets sandbox_error and the batch goes on.
             _log_unavailable(lang.name, self.runtime.name, err)
-            message = f"Infrastructure error (not the program's fault): {err}"
-            return finish(every(Status.SANDBOX_ERROR, message), Status.SANDBOX_ERROR, message)
+            return infra(err)
 
     def _keyed(self, program: Program) -> Program:
         """``program`` with its runtime's toolchain identities in its build key.
@@ -345,14 +561,14 @@ class CodeVerifier:
         resolve_tool = getattr(self.runtime, "toolchain", None)
         if not callable(resolve_tool):
             return program
-        identities = [resolve_tool(name).identity for name in program.toolchains]
+        identities = [resolve_tool(tool).identity for tool in program.toolchains]
         return dataclasses.replace(
             program, build_key=content_key(program.build_key, self.runtime.name, *identities)
         )
 
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None
-    ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
+    ) -> Ran:
         limits = opts.limits
         key = program.build_key if program.build is not None else None
         cached = self.build_cache.get(key) if key else None
@@ -379,7 +595,10 @@ class CodeVerifier:
         opts: Options,
         cached: dict[str, bytes] | None,
         observe: Observer | None = None,
-    ) -> tuple[list[TestResult], Status | None, str, StepResult | None]:
+    ) -> Ran:
+        runtime = self.runtime
+        if isinstance(runtime, DelegatingRuntime):  # pragma: no cover - guarded() delegates
+            raise SandboxError(f"the runtime {runtime.name} does not open sessions")
         lang = self.language
         limits = opts.limits
         compare = opts.compare
@@ -395,7 +614,7 @@ class CodeVerifier:
                 work_files={**program.work_files, **cached},
                 executables=program.executables | frozenset(cached),
             )
-        async with self.runtime.session(program, limits) as session:
+        async with runtime.session(program, limits) as session:
             if program.build is not None:
                 proc = await session.run(program.build)
                 compile_step = step_result(list(program.build.argv), proc)

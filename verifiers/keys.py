@@ -1,0 +1,34 @@
+"""Content keys: the one way the SDK hashes what a result or an artefact depends on.
+
+Build artefacts, deduplication inside a batch, the result cache and the Docker images are
+all keyed by a hash of their inputs. They share :func:`content_key`, so that two inputs
+that differ in any part (even where one part ends and the next begins) never share a key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+#: The SDK's version; every result cache key carries it.
+SDK_VERSION = "0.1.0"
+
+
+def content_key(*parts: str | bytes | None) -> str:
+    """A SHA-256 hex digest of ``parts``, each one delimited (``None`` hashes as absent)."""
+    h = hashlib.sha256()
+    for part in parts:
+        if part is None:
+            h.update(b"n;")
+            continue
+        data = part.encode("utf-8", errors="surrogatepass") if isinstance(part, str) else part
+        # Length-prefixed: no choice of parts can imitate another's boundaries.
+        h.update(b"%c%d:" % (115 if isinstance(part, str) else 98, len(data)))
+        h.update(data)
+    return h.hexdigest()
+
+
+def json_key(value: Any) -> str:
+    """The content key of a JSON-shaped value (dict keys in sorted order)."""
+    return content_key(json.dumps(value, sort_keys=True, default=repr))
