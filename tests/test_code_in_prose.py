@@ -123,6 +123,20 @@ def test_the_size_cap_is_an_option(runtime: LocalRuntime) -> None:
     assert MAX_COMPLETION_CHARS == 1_000_000
 
 
+def test_batch_items_choose_their_extraction(runtime: LocalRuntime) -> None:
+    text = f"Here is my solution:\n\n{ADD}"
+    items = [
+        {"language": "python", "completion": text, "tests": ADD_TESTS},
+        {"language": "python", "completion": text, "tests": ADD_TESTS, "extraction": "whole"},
+        {"language": "python", "completion": text, "tests": ADD_TESTS, "max_completion_chars": 9},
+    ]
+    results = verifiers.score_batch(items, runtime=runtime, policy="partial")
+    assert [r.status for r in results] == [Status.PASSED, Status.SYNTAX_ERROR, Status.NO_CODE]
+    assert {r.policy for r in results} == {"partial"}  # the batch's options are kept
+    with pytest.raises(SpecError, match=r"items\[0\]\.extraction"):
+        verifiers.score_batch([{**items[0], "extraction": "nope"}], runtime=runtime)
+
+
 @pytest.mark.parametrize(
     ("field", "options"),
     [

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks, run_sync
-from verifiers.core import CodeVerifier, Job, make_options
+from verifiers.core import CodeVerifier, Job, make_options, with_overrides
 from verifiers.engine import Progress, item_fields, require
 from verifiers.errors import SpecError
 from verifiers.executors import Executor, ExecutorArg, resolve_executor
@@ -24,6 +24,8 @@ RuntimeArg = str | AnyRuntime | None
 LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
 PolicyArg = str | Policy | None
+#: The options a batch item may set for itself, over the batch's.
+ITEM_OPTIONS = ("policy", "limits", "compare", "max_tests", "extraction", "max_completion_chars")
 
 
 def resolve_runtime(runtime: RuntimeArg) -> AnyRuntime:
@@ -207,19 +209,10 @@ def prepare_jobs(
         if verifier is None:
             verifier = verifiers[key] = CodeVerifier(registry.get_language(key[0]), item_runtime)
         options = base
-        overrides = {
-            k: fields[k]
-            for k in ("policy", "limits", "compare", "max_tests")
-            if fields.get(k) is not None
-        }
+        overrides = {k: fields[k] for k in ITEM_OPTIONS if fields.get(k) is not None}
         if overrides:
             try:
-                options = make_options(
-                    overrides.get("policy", base.policy),
-                    overrides.get("limits", base.limits),
-                    overrides.get("compare", base.compare),
-                    overrides.get("max_tests", base.max_tests),
-                )
+                options = with_overrides(base, overrides)
             except SpecError as err:
                 raise SpecError(f"items[{index}].{err.field}", err.problem) from None
         # GRPO groups share one tests object: parse it once.
@@ -292,7 +285,8 @@ def score_batch(
     Args:
         items: Dicts (or models) with ``language``, ``completion`` and ``tests``, and
             optionally ``policy``, ``limits``, ``compare``, ``max_tests``, ``runtime``
-            overriding the batch-wide values.
+            overriding the batch-wide values, and ``extraction``, ``max_completion_chars``
+            (see :func:`score`).
         max_concurrency: Verifications at once (default: one per core).
         policy: Default scoring policy.
         limits: Default limits.
