@@ -175,9 +175,12 @@ def test_gigantic_completion_is_judged_in_bounded_time(runtime: LocalRuntime) ->
     # (it took 99 s for 10,000 before the host check moved to CPython's parser).
     code = "def add(a, b):\n" + ("    # " + "x" * 90 + "\n") * 20000 + "    return a + b\n"
     started = time.perf_counter()
-    r = verifiers.score("python", code, TESTS, runtime=runtime)
+    r = verifiers.score("python", code, TESTS, runtime=runtime, max_completion_chars=len(code))
     assert r.status is Status.PASSED
     assert time.perf_counter() - started < 30
+    # By default a completion of 2 MB is over max_completion_chars: no code, nothing parsed.
+    capped = verifiers.score("python", code, TESTS, runtime=runtime)
+    assert capped.status is Status.NO_CODE and "max_completion_chars" in capped.feedback
 
 
 def test_gigantic_tests_run(runtime: LocalRuntime) -> None:

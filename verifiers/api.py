@@ -7,10 +7,11 @@ from typing import Any, Literal
 
 from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks, run_sync
-from verifiers.core import CodeVerifier, Job, make_options
+from verifiers.core import CodeVerifier, Job, make_options, with_overrides
 from verifiers.engine import Progress, item_fields, require
 from verifiers.errors import SpecError
 from verifiers.executors import Executor, ExecutorArg, resolve_executor
+from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.result_cache import ResultCache
@@ -23,6 +24,8 @@ RuntimeArg = str | AnyRuntime | None
 LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
 PolicyArg = str | Policy | None
+#: The options a batch item may set for itself, over the batch's.
+ITEM_OPTIONS = ("policy", "limits", "compare", "max_tests", "extraction", "max_completion_chars")
 
 
 def resolve_runtime(runtime: RuntimeArg) -> AnyRuntime:
@@ -44,6 +47,8 @@ def get_verifier(
     limits: LimitsArg = None,
     compare: CompareArg = None,
     max_tests: int | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> CodeVerifier:
     """A verifier for one language on one runtime (satisfies :class:`~verifiers.Verifier`).
 
@@ -54,6 +59,8 @@ def get_verifier(
         limits: Default resource limits.
         compare: Default output comparison options.
         max_tests: Default cap on the number of tests run.
+        extraction: Default extraction mode (see :func:`score`).
+        max_completion_chars: Default size cap of completions (see :func:`score`).
 
     Raises:
         UnknownNameError: The language or runtime is not registered.
@@ -61,7 +68,14 @@ def get_verifier(
     return CodeVerifier(
         registry.get_language(language),
         resolve_runtime(runtime),
-        make_options(policy, limits, compare, max_tests),
+        make_options(
+            policy,
+            limits,
+            compare,
+            max_tests,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
+        ),
     )
 
 
@@ -77,12 +91,22 @@ async def ascore(
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
     cache: ResultCache | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Result:
     """Verify one completion against tests (async). See :func:`score`."""
     verifier = CodeVerifier(
         registry.get_language(language),
         resolve_runtime(runtime),
-        make_options(policy, limits, compare, max_tests, select),
+        make_options(
+            policy,
+            limits,
+            compare,
+            max_tests,
+            select,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
+        ),
     )
     return await verifier.ascore(completion, tests, cache=cache)
 
@@ -99,6 +123,8 @@ def score(
     max_tests: int | None = None,
     select: Literal["last", "first"] = "last",
     cache: ResultCache | None = None,
+    extraction: Mode = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Result:
     """Verify one completion against tests.
 
@@ -115,6 +141,12 @@ def score(
         max_tests: Run at most this many tests, chosen deterministically.
         select: Which fenced block to use when there are several (``last``/``first``).
         cache: A :class:`~verifiers.ResultCache` to answer from, and to fill.
+        extraction: How code is found when there is no usable fenced block: ``auto``
+            (the default: code inside prose, the prose dropped), ``from_def`` (from the
+            first definition to the end) or ``whole`` (the whole response). See
+            ``docs/extraction.md``.
+        max_completion_chars: Longer completions are ``no_code`` at once (default
+            1,000,000).
 
     Returns:
         The typed :class:`~verifiers.Result`. Failures of the code are statuses.
@@ -136,6 +168,8 @@ def score(
             max_tests=max_tests,
             select=select,
             cache=cache,
+            extraction=extraction,
+            max_completion_chars=max_completion_chars,
         )
     )
 
@@ -175,19 +209,10 @@ def prepare_jobs(
         if verifier is None:
             verifier = verifiers[key] = CodeVerifier(registry.get_language(key[0]), item_runtime)
         options = base
-        overrides = {
-            k: fields[k]
-            for k in ("policy", "limits", "compare", "max_tests")
-            if fields.get(k) is not None
-        }
+        overrides = {k: fields[k] for k in ITEM_OPTIONS if fields.get(k) is not None}
         if overrides:
             try:
-                options = make_options(
-                    overrides.get("policy", base.policy),
-                    overrides.get("limits", base.limits),
-                    overrides.get("compare", base.compare),
-                    overrides.get("max_tests", base.max_tests),
-                )
+                options = with_overrides(base, overrides)
             except SpecError as err:
                 raise SpecError(f"items[{index}].{err.field}", err.problem) from None
         # GRPO groups share one tests object: parse it once.
@@ -260,7 +285,8 @@ def score_batch(
     Args:
         items: Dicts (or models) with ``language``, ``completion`` and ``tests``, and
             optionally ``policy``, ``limits``, ``compare``, ``max_tests``, ``runtime``
-            overriding the batch-wide values.
+            overriding the batch-wide values, and ``extraction``, ``max_completion_chars``
+            (see :func:`score`).
         max_concurrency: Verifications at once (default: one per core).
         policy: Default scoring policy.
         limits: Default limits.

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
-from verifiers.extraction import Extraction, extract_code
+from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
 from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
@@ -69,6 +69,9 @@ class Options:
         extract: Pull the code out of the completion (the default). False when the
             completion is the code itself, as a code-execution service receives it: a
             fence or a ``<think>`` inside a string of the program must stay as it is.
+        extraction: How code is found without a usable fenced block: ``auto`` (code
+            inside prose), ``from_def`` or ``whole`` (see ``docs/extraction.md``).
+        max_completion_chars: Longer completions are ``no_code`` without being read.
     """
 
     policy: str | Policy | None = None
@@ -77,6 +80,8 @@ class Options:
     max_tests: int | None = None
     select: Literal["last", "first"] = "last"
     extract: bool = True
+    extraction: Mode = "auto"
+    max_completion_chars: int = MAX_COMPLETION_CHARS
 
 
 def as_model(cls: type[M], value: Any, field_name: str) -> M | None:
@@ -100,6 +105,8 @@ def make_options(
     max_tests: int | None = None,
     select: str = "last",
     extract: bool = True,
+    extraction: str = "auto",
+    max_completion_chars: int = MAX_COMPLETION_CHARS,
 ) -> Options:
     """Validated :class:`Options`: dicts become models, every value is checked.
 
@@ -114,6 +121,16 @@ def make_options(
         raise SpecError("select", f"expected 'last' or 'first', got {select!r}")
     if not isinstance(extract, bool):
         raise SpecError("extract", f"expected true or false, got {extract!r}")
+    if extraction not in MODES:
+        raise SpecError("extraction", f"expected one of {', '.join(MODES)}, got {extraction!r}")
+    if (
+        isinstance(max_completion_chars, bool)
+        or not isinstance(max_completion_chars, int)
+        or max_completion_chars < 1
+    ):
+        raise SpecError(
+            "max_completion_chars", f"expected a positive integer, got {max_completion_chars!r}"
+        )
     resolve_policy(policy)
     return Options(
         policy=policy,
@@ -122,6 +139,8 @@ def make_options(
         max_tests=max_tests,
         select=select,  # type: ignore[arg-type]  # checked above
         extract=extract,
+        extraction=extraction,  # type: ignore[arg-type]  # checked above
+        max_completion_chars=max_completion_chars,
     )
 
 
@@ -501,7 +520,14 @@ class CodeVerifier:
 
         try:
             found = (
-                extract_code(completion, lang.aliases, lang.parses, opts.select)
+                extract_for(
+                    lang,
+                    completion,
+                    opts.select,
+                    opts.extraction,
+                    opts.max_completion_chars,
+                    check=lambda text: lang.check_syntax(text, spec),
+                )
                 if opts.extract
                 else Extraction(code=completion, format_ok=False, source="whole_text")
             )

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import importlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import tree_sitter
 
@@ -52,7 +53,32 @@ def grammar(module_name: str) -> tree_sitter.Language:
     return tree_sitter.Language(module.language())
 
 
+#: Largest code (characters) a tree-sitter grammar checks in this process. On token soup
+#: tree-sitter's error recovery costs up to about 5 microseconds of CPU a character (0.3 s
+#: for this limit; 5 s for a megabyte, more on a loaded core), so bigger code is left to
+#: the language's compiler in the sandbox (a ``compile_error`` rather than a
+#: ``syntax_error``). Real solutions are far smaller.
+TREE_SITTER_LIMIT = 64 * 1024
+
 _local = threading.local()
+_check_caches: list[Any] = []
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def cached_check(check: F) -> F:
+    """A syntax check that keeps its last few answers.
+
+    Extraction checks the code it picks, and the pipeline checks the same text right after.
+    """
+    cached = functools.lru_cache(maxsize=8)(check)
+    _check_caches.append(cached)
+    return cast(F, cached)
+
+
+def forget_checks() -> None:
+    """Empty the caches of :func:`cached_check` (for measurements of the checks' cost)."""
+    for cache in _check_caches:
+        cache.cache_clear()
 
 
 def _parser(module_name: str) -> tree_sitter.Parser:
@@ -75,6 +101,7 @@ def _first_error(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
+@cached_check
 def tree_sitter_check(module_name: str, code: str) -> SyntaxIssue | None:
     """Parse ``code`` with the grammar in ``module_name``; the first error, or None."""
     data = code.encode("utf-8", errors="surrogatepass")

@@ -11,7 +11,7 @@ import pytest
 
 import verifiers
 from verifiers import Result, Status
-from verifiers.runtimes import LocalRuntime
+from verifiers.runtimes import LocalRuntime, RemoteRuntime
 from verifiers.testing.datasets import dataset
 
 from .conftest import Server, post
@@ -206,3 +206,28 @@ def test_extract_false_runs_the_completion_as_it_is(server: Server, runtime: Loc
     extracted = Result.model_validate_json(post(server, "/score", body).content)
     as_is = Result.model_validate_json(post(server, "/score", {**body, "extract": False}).content)
     assert (extracted.status, as_is.status) == (Status.FAILED, Status.PASSED)
+
+
+def test_extraction_options_reach_the_server(server: Server, runtime: LocalRuntime) -> None:
+    tests = {
+        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+        "entry_point": "add",
+    }
+    body = {
+        "language": "python",
+        "completion": "Here is my solution:\n\ndef add(a, b):\n    return a + b\n",
+        "tests": tests,
+    }
+    statuses = [
+        Result.model_validate_json(post(server, "/score", {**body, **extra}).content).status
+        for extra in ({}, {"extraction": "whole"}, {"max_completion_chars": 10})
+    ]
+    assert statuses == [Status.PASSED, Status.SYNTAX_ERROR, Status.NO_CODE]
+    assert post(server, "/score", {**body, "extraction": "nope"}).status_code == 422
+    assert post(server, "/score", {**body, "max_completion_chars": 0}).status_code == 422
+    remote = RemoteRuntime(server.url)
+    for mode, status in (("auto", Status.PASSED), ("whole", Status.SYNTAX_ERROR)):
+        result = verifiers.score(
+            "python", body["completion"], tests, runtime=remote, extraction=mode
+        )
+        assert result.status is status, mode

@@ -12,7 +12,7 @@ from verifiers.compare import outputs_match
 from verifiers.errors import SpecError
 from verifiers.keys import content_key
 from verifiers.limits import Limits
-from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, Step, ToolchainSpec, resolve
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status, excerpt
@@ -252,7 +252,13 @@ class TreeSitterLanguage:
         return code
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """tree-sitter's first error, if any."""
+        """tree-sitter's first error, if any; code over ``TREE_SITTER_LIMIT`` goes unchecked.
+
+        The compiler in the sandbox finds the errors of bigger code: the check stays
+        bounded in time whatever the completion (see :data:`~verifiers.parsing.TREE_SITTER_LIMIT`).
+        """
+        if len(code) > TREE_SITTER_LIMIT:
+            return None
         return tree_sitter_check(self.grammar, code)
 
     def parses(self, text: str) -> bool:

@@ -1,4 +1,4 @@
-"""Python: syntax by tree-sitter (confirmed by CPython's parser), tests by a sandboxed harness.
+"""Python: syntax by CPython's parser, tests by a sandboxed harness.
 
 Every test runs in its own process. By default (``fork=True``) the sandbox's
 already running interpreter forks a child per test, with the harness and
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ast
 import functools
-import io
 import json
 import platform
 import re
 import sys
-import tokenize
+import textwrap
 import warnings
 from importlib import resources
 from typing import Any
@@ -32,7 +31,7 @@ from verifiers.languages.common import (
     verdict_record,
 )
 from verifiers.limits import Limits
-from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.parsing import SyntaxIssue, cached_check, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -185,6 +184,7 @@ def _quiet_parse(code: str, mode: str = "exec") -> ast.AST:
         return ast.parse(code, mode=mode)
 
 
+@cached_check
 def _cpython_issue(code: str) -> SyntaxIssue | None:
     try:
         _quiet_parse(code)
@@ -198,22 +198,6 @@ def _cpython_issue(code: str) -> SyntaxIssue | None:
     except (ValueError, RecursionError, MemoryError) as err:  # null bytes, absurd nesting
         return SyntaxIssue(line=1, column=1, message=str(err) or type(err).__name__)
     return None
-
-
-def _without_comments(code: str) -> str | SyntaxIssue:
-    """The code with every comment replaced by spaces (lines and columns unchanged)."""
-    lines = code.splitlines(keepends=True)
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(code).readline):
-            if token.type == tokenize.COMMENT:
-                (row, start), (_, end) = token.start, token.end
-                text = lines[row - 1]
-                lines[row - 1] = text[:start] + " " * (end - start) + text[end:]
-    except (tokenize.TokenError, SyntaxError) as err:
-        where = err.args[1] if len(err.args) > 1 and isinstance(err.args[1], tuple) else ()
-        row, column = (int(where[0]), int(where[1])) if len(where) >= 2 else (1, 0)
-        return SyntaxIssue(line=row, column=column + 1, message=str(err.args[0]))
-    return "".join(lines)
 
 
 def _defines(code: str, name: str) -> bool:
@@ -287,31 +271,34 @@ class PythonLanguage:
         return spec
 
     def prepare(self, code: str, spec: TestSpec) -> str:
-        """Put the spec's prompt before code that lacks the entry point (a bare function body)."""
+        """Put the spec's prompt before code that lacks the entry point (a bare function body).
+
+        Other code indented as a whole (a markdown code block indented in prose) is
+        dedented: at the top of a module, its first line could only be an error.
+        """
+        dedented = textwrap.dedent(code) if code[:1] in (" ", "\t") else code
         if (
             isinstance(spec, AssertScriptTests)
             and spec.prompt
             and spec.entry_point
-            and not _defines(code, spec.entry_point)
+            and not _defines(dedented, spec.entry_point)
         ):
             return spec.prompt + code
-        return code
+        return dedented
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """CPython's parser; tree-sitter (comments blanked) for code too large to parse here.
+        """CPython's parser; code over ``HOST_PARSE_LIMIT`` is left to the sandbox's compiler.
 
         CPython knows every Python 3 rule (tree-sitter accepts Python 2 ``print``
         statements and lags new syntax) and is linear in the code's size, where
         tree-sitter-python is quadratic in a run of comment lines inside a block (2,000
         such lines took 1.8 s, 4,000 took 7 s): a completion full of comments must not
-        stall a training step.
+        stall a training step. Bigger code is compiled in the sandbox, where a syntax
+        error is a ``compile_error``.
         """
-        if len(code) <= HOST_PARSE_LIMIT:
-            return _cpython_issue(code)
-        blanked = _without_comments(code)
-        if isinstance(blanked, SyntaxIssue):
-            return blanked
-        return tree_sitter_check(GRAMMAR, blanked)
+        if len(code) > HOST_PARSE_LIMIT:
+            return None
+        return _cpython_issue(code)
 
     def parses(self, text: str) -> bool:
         """Whether text is valid Python."""

@@ -27,7 +27,7 @@ from verifiers.languages._regex_harness import compile_pattern
 from verifiers.languages.common import forged, limit_outcome, pin_toolchain, records
 from verifiers.languages.javascript import NODE
 from verifiers.limits import Limits
-from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -72,6 +72,8 @@ class RegexLanguage:
 
     name = "regex"
     aliases = ("regex", "regexp", "re", "re2", "regular-expression")
+    #: Prose is a valid pattern: an unfenced answer is the whole text or nothing.
+    code_regions = "none"
 
     def __init__(self, node: str | None = None) -> None:
         self._node = node
@@ -117,7 +119,13 @@ class RegexLanguage:
         return unwrap(code)
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """tree-sitter-regex first; for Python flavours the compiler confirms an error."""
+        """tree-sitter-regex first; for Python flavours the compiler confirms an error.
+
+        A pattern over ``TREE_SITTER_LIMIT`` is compiled in the sandbox only (the check
+        stays bounded in time whatever the completion).
+        """
+        if len(code) > TREE_SITTER_LIMIT:
+            return None
         issue = tree_sitter_check(GRAMMAR, code)
         flavor = spec.flavor if isinstance(spec, RegexTests) else "python"
         if issue is None or flavor not in ("python", "regex"):

@@ -30,7 +30,7 @@ from verifiers.compare import DecodeError, decode_value, describe_value, values_
 from verifiers.errors import SpecError
 from verifiers.languages.common import forged, limit_outcome, records
 from verifiers.limits import Limits
-from verifiers.parsing import SyntaxIssue, tree_sitter_check
+from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
 from verifiers.program import ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -210,6 +210,8 @@ class SqlLanguage:
 
     name = "sql"
     aliases = ("sql", "sqlite", "sqlite3", "postgresql", "postgres", "psql", "duckdb", "mysql")
+    #: The answer is one query: regions of SQL separated by prose are alternatives.
+    code_regions = "one"
 
     def __init__(self) -> None:
         self._harness = resources.files("verifiers.languages").joinpath("_sql_harness.py")
@@ -254,8 +256,12 @@ class SqlLanguage:
         return code.strip() + "\n"
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """tree-sitter-sql, confirmed by the engine's parser when it objects."""
-        if tree_sitter_check(GRAMMAR, code) is None:
+        """tree-sitter-sql, confirmed by the engine's parser when it objects.
+
+        A query over ``TREE_SITTER_LIMIT`` goes to the engine's parser alone (linear, and
+        fast on any input), never to tree-sitter's error recovery.
+        """
+        if len(code) <= TREE_SITTER_LIMIT and tree_sitter_check(GRAMMAR, code) is None:
             return None
         engine = spec.engine if isinstance(spec, SqlTests) else "sqlite"
         return _engine_issue(code, engine)

@@ -40,6 +40,7 @@ from pydantic import TypeAdapter
 from verifiers._async import on_shutdown
 from verifiers.core import Job, infra_result
 from verifiers.errors import RuntimeUnavailableError, SpecError
+from verifiers.extraction import MAX_COMPLETION_CHARS
 from verifiers.limits import Limits
 from verifiers.program import Program
 from verifiers.protocols import RuntimeCheck, Session
@@ -287,6 +288,13 @@ class RemoteRuntime:
             "max_tests": options.max_tests,
             "select": options.select,
             "extract": options.extract,
+            # Sent only when set, so that servers older than these options still answer.
+            **({"extraction": options.extraction} if options.extraction != "auto" else {}),
+            **(
+                {"max_completion_chars": options.max_completion_chars}
+                if options.max_completion_chars != MAX_COMPLETION_CHARS
+                else {}
+            ),
         }
 
     async def _exchange(

@@ -43,6 +43,7 @@ from verifiers import registry
 from verifiers._async import on_engine, run_shutdown_hooks
 from verifiers.core import CodeVerifier, Job, Observer, Options, infra_result, make_options
 from verifiers.errors import SpecError, UnknownNameError
+from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
 from verifiers.limits import Limits
 from verifiers.protocols import DelegatingRuntime, Runtime
 from verifiers.results import Result
@@ -87,6 +88,8 @@ class ScoreRequest(BaseModel):
     max_tests: int | None = None
     select: Literal["last", "first"] | None = None
     extract: bool | None = None
+    extraction: Mode | None = None
+    max_completion_chars: int | None = None
 
 
 class BatchRequest(BaseModel):
@@ -101,6 +104,8 @@ class BatchRequest(BaseModel):
     max_tests: int | None = None
     select: Literal["last", "first"] | None = None
     extract: bool | None = None
+    extraction: Mode | None = None
+    max_completion_chars: int | None = None
 
 
 class RequestTimeout(Exception):
@@ -193,12 +198,15 @@ class Service:
             value = getattr(item, name)
             return value if value is not None or base is None else getattr(base, name)
 
+        cap = pick("max_completion_chars")
         options = make_options(
             pick("policy"),
             pick("limits"),
             pick("compare"),
             pick("max_tests"),
             pick("select") or "last",
+            extraction=pick("extraction") or "auto",
+            max_completion_chars=MAX_COMPLETION_CHARS if cap is None else cap,
         )
         self.check_limits(options.limits)
         if pick("extract") is False:

@@ -281,6 +281,57 @@ def completions(language: str | None = None) -> st.SearchStrategy[str]:
     )
 
 
+# --- pathological completions -------------------------------------------------------------
+
+#: Repeated units of text that have made extraction or syntax checks slow: each family
+#: is a unit repeated, so that a completion ``unit * n`` and ``unit * 4n`` show whether the
+#: work grows linearly with the size (``bench/extraction_linear.py``, ``tests/test_extraction.py``).
+PATHOLOGICAL_UNITS: dict[str, str] = {
+    "think_open": "<think>",
+    "think_close": "</think>",
+    "think_pairs": "<think>a</think>b",
+    "fence_bare": "```\n",
+    "fence_tagged": "```python\n",
+    "fence_mixed": "```\n~~~\n````js\n",
+    "fence_info_backtick": "``` `x`\n",
+    "tiny_blocks": "```python\nx = 1\n```\n",
+    "tiny_untagged": "```\nx\n```\n",
+    "long_word": "x",
+    "long_prose_line": "Here is my ",
+    "long_expression": "1+",
+    "open_brackets": "([{<",
+    "close_brackets": ")]}>",
+    "prose_then_code": "Some text here.\nx = 1\n",
+    "prose_then_broken": "Some text here.\nx = (\n",
+    "code_then_undecided": "x = 1\nab cd\n",
+    "comment_in_block": "    # c\n",
+    "markdown": "## Step\n- item one\n1. first\n",
+    "blank_lines": "\n",
+    "spaces_tabs": " \t",
+    "token_soup": "( ) ; = if x { ] fn 'a \" ` # @ ! ? :: => -> < \n",
+}
+#: Text around the repeated units (the comment run sits inside a function).
+_PATHOLOGICAL_FRAME = {"comment_in_block": ("def f():\n", "    pass\n")}
+
+
+def pathological(family: str, repeat: int) -> str:
+    """One family of :data:`PATHOLOGICAL_UNITS`, its unit repeated ``repeat`` times."""
+    before, after = _PATHOLOGICAL_FRAME.get(family, ("", ""))
+    return before + PATHOLOGICAL_UNITS[family] * repeat + after
+
+
+def pathological_units() -> st.SearchStrategy[tuple[str, ...]]:
+    """Mixes of pathological units: a tuple of one to three units, each to be repeated.
+
+    A test builds ``"".join(unit * n for unit in units)`` for two sizes ``n`` and compares
+    the work done (see ``tests/test_extraction.py``). Units are drawn from
+    :data:`PATHOLOGICAL_UNITS` and from short texts of markers (fences, tags, brackets).
+    """
+    markers = st.text(st.sampled_from("`~<>/think\n #(){}[]:;=x\t\"'"), min_size=1, max_size=12)
+    unit = st.sampled_from(sorted(PATHOLOGICAL_UNITS.values())) | markers
+    return st.lists(unit, min_size=1, max_size=3).map(tuple)
+
+
 # --- specs ---------------------------------------------------------------------------------
 
 _small_text = st.text(st.characters(codec="utf-8"), max_size=12)
