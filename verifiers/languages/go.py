@@ -91,7 +91,8 @@ STD_PACKAGES = {name.rsplit("/", 1)[-1]: name for name in _STD.split()}
 # program runs. The test then runs through testing.RunTests with a match function of our
 # own, wrapped so that the pass record is written only when that test ran to its end
 # without failing: arguments or flags the program rewrote, skips, Goexit and early exits
-# never pass.
+# never pass. The file uses no predeclared function or constant (len, make, true, nil...):
+# the program's package-level declarations could replace those for it too.
 _NAME_SECRET = secrets.token_hex(6)
 _HARNESS_FILE = "src/0_verifiers_main_test.go"
 _HARNESS = """package main
@@ -106,20 +107,24 @@ var vfRun_SECRET = vfTake_SECRET()
 
 type vfState_SECRET struct {
 	nonce, test, program string
-	started              bool
+	runs                 int
 }
 
 func vfTake_SECRET() *vfState_SECRET {
 	offer := os.NewFile(4, "nonce")
-	buf := make([]byte, 256)
-	n, _ := offer.Read(buf)
+	var buf [256]byte
+	n, _ := offer.Read(buf[:])
 	offer.Close()
 	if n < 0 {
 		n = 0
 	}
-	state := &vfState_SECRET{nonce: strings.TrimSpace(string(buf[:n])), program: os.Args[0]}
-	if len(os.Args) > 1 {
-		state.test = os.Args[1]
+	state := &vfState_SECRET{nonce: strings.TrimSpace(string(buf[:n]))}
+	for i, arg := range os.Args {
+		if i == 0 {
+			state.program = arg
+		} else if i == 1 {
+			state.test = arg
+		}
 	}
 	return state
 }
@@ -128,53 +133,61 @@ func vfRecord_SECRET(line string) {
 	os.NewFile(3, "channel").Write([]byte(line + "\\n"))
 }
 
+func vfPass_SECRET(state *vfState_SECRET) {
+	vfRecord_SECRET(`{"event":"pass","nonce":"` + state.nonce + `"}`)
+	os.Exit(0)
+}
+
 func TestMain(m *testing.M) {
 	state := vfRun_SECRET
-	if state.started {
+	state.runs++
+	if state.runs != 1 {
 		os.Exit(3)
 	}
-	state.started = true
-	tests := map[string]func(*testing.T){TABLE}
 	// m.Run parses the testing flags (ours, not whatever os.Args holds now) and sets up
 	// the package; it runs no test, and what it prints about that is dropped.
 	os.Args = []string{state.program, "-test.run=^$", "-test.v", "-test.count=1"}
+	var quiet *os.File
 	stdout, stderr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = nil, nil
+	os.Stdout, os.Stderr = quiet, quiet
 	m.Run()
 	os.Stdout, os.Stderr = stdout, stderr
-	if len(tests) == 0 {
-		// Test code without a TestX function: compiling is all there is to check.
-		vfRecord_SECRET(`{"event":"pass","nonce":"` + state.nonce + `"}`)
-		os.Exit(0)
-	}
-	test, found := tests[state.test]
-	if !found {
+	RUN
+}
+""".replace("SECRET", _NAME_SECRET)
+#: Test code without a TestX function: compiling is all there is to check.
+_COMPILES = "vfPass_SECRET(state)".replace("SECRET", _NAME_SECRET)
+_RUN_ONE = """var test func(*testing.T)
+	switch state.test {CASES
+	default:
 		os.Stderr.WriteString("no test named " + state.test + "\\n")
 		os.Exit(3)
 	}
-	completed := false
+	var completed bool
 	wrapped := func(t *testing.T) {
 		test(t)
 		completed = !t.Failed()
 	}
-	match := func(_, name string) (bool, error) { return name == state.test, nil }
+	match := func(_, name string) (bool, error) {
+		var none error
+		return name == state.test, none
+	}
 	ok := testing.RunTests(match, []testing.InternalTest{{Name: state.test, F: wrapped}})
 	if ok && completed {
-		vfRecord_SECRET(`{"event":"pass","nonce":"` + state.nonce + `"}`)
-		os.Exit(0)
+		vfPass_SECRET(state)
 	}
 	if ok {
 		vfRecord_SECRET(`{"event":"fail","message":"the test did not run to its end (skipped)"}`)
 	}
-	os.Exit(1)
-}
-""".replace("SECRET", _NAME_SECRET)
+	os.Exit(1)""".replace("SECRET", _NAME_SECRET)
 
 
 def go_harness(tests: list[str]) -> str:
     """The generated TestMain file for test code with these ``TestX`` functions."""
-    table = "".join(f"\n\t\t{json.dumps(name)}: {name}," for name in tests)
-    return _HARNESS.replace("TABLE", table + ("\n\t" if tests else ""))
+    if not tests:
+        return _HARNESS.replace("RUN", _COMPILES)
+    cases = "".join(f"\n\tcase {json.dumps(name)}:\n\t\ttest = {name}" for name in tests)
+    return _HARNESS.replace("RUN", _RUN_ONE.replace("CASES", cases))
 
 
 # --- the toolchain -------------------------------------------------------------------------

@@ -75,7 +75,8 @@ FLAGS = ("--edition", "2021", "-O", "-C", "strip=symbols", "-A", "warnings")
 MEMORY_MARKERS = (b"memory allocation of", b"out of memory", b"failed to allocate")
 
 # The harness module's name ends in a secret of this process: the program (in the same
-# crate) cannot name it, so it cannot call the harness's functions.
+# crate) cannot name it, so it cannot call the harness's functions. Its macros are called
+# by their full paths: a program's macro_rules! defined before it would shadow them.
 _HARNESS_MODULE = f"__vf_harness_{secrets.token_hex(6)}"
 _HARNESS = r"""
 #[allow(dead_code)]
@@ -96,7 +97,7 @@ mod __vf_harness {
     }
     impl<E: std::fmt::Debug> Outcome for Result<(), E> {
         fn failure(self) -> Option<String> {
-            self.err().map(|e| format!("the test returned Err({:?})", e))
+            self.err().map(|e| ::std::format!("the test returned Err({:?})", e))
         }
     }
 
@@ -106,7 +107,7 @@ mod __vf_harness {
             match c {
                 '"' => out.push_str("\\\""),
                 '\\' => out.push_str("\\\\"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c if (c as u32) < 0x20 => out.push_str(&::std::format!("\\u{:04x}", c as u32)),
                 c => out.push(c),
             }
         }
@@ -148,28 +149,28 @@ mod __vf_harness {
             };
             let location = info
                 .location()
-                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+                .map(|l| ::std::format!("{}:{}:{}", l.file(), l.line(), l.column()))
                 .unwrap_or_default();
-            record(format!(
+            record(::std::format!(
                 "{{\"event\":\"panic\",\"message\":\"{}\",\"location\":\"{}\"}}\n",
                 json(&message),
                 json(&location)
             ));
-            eprintln!("thread panicked at {}:\n{}", location, message);
+            ::std::eprintln!("thread panicked at {}:\n{}", location, message);
         }));
         let Some(&(_, should_panic, test)) = tests.iter().find(|t| t.0 == name) else {
-            eprintln!("no test named {:?}", name);
+            ::std::eprintln!("no test named {:?}", name);
             std::process::exit(3);
         };
         match (std::panic::catch_unwind(test), should_panic) {
             (Ok(None), false) | (Err(_), true) => {}
             (Ok(Some(failure)), false) => {
-                record(format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", json(&failure)));
+                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", json(&failure)));
                 std::process::exit(1);
             }
             (Ok(_), true) => {
                 let message = "the test should have panicked";
-                record(format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
+                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
                 std::process::exit(1);
             }
             (Err(_), false) => std::process::exit(101),
@@ -178,7 +179,7 @@ mod __vf_harness {
     }
 
     fn pass(nonce: &str) {
-        record(format!("{{\"event\":\"pass\",\"nonce\":\"{}\"}}\n", json(nonce.trim())));
+        record(::std::format!("{{\"event\":\"pass\",\"nonce\":\"{}\"}}\n", json(nonce.trim())));
     }
 }
 """.replace("__vf_harness", _HARNESS_MODULE)
