@@ -32,7 +32,7 @@ import re
 import secrets
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -421,15 +421,6 @@ def _defines_test_main(code: str) -> bool:
     )
 
 
-def import_names(*parts: str) -> dict[str, str]:
-    """The names the imports of some Go files bind, and the package path of each."""
-    names = {}
-    for part in parts:
-        for alias, path in _imports_and_body(part)[1]:
-            names[alias or path.rsplit("/", 1)[-1]] = path
-    return names
-
-
 # --- the code policy -----------------------------------------------------------------------
 #
 # Tests and candidate share one binary, so the candidate's code is checked before it is
@@ -472,21 +463,19 @@ class GoCodePolicy:
         self.allowed = AllowList(_GO_ENTRIES)
 
     def check(
-        self,
-        code: str,
-        test_imports: Mapping[str, str] | None = None,
-        declaration: str | None = None,
+        self, code: str, test_files: Sequence[str] = (), declaration: str | None = None
     ) -> Refusal | None:
         """The first rule the code breaks, or None.
 
         Args:
             code: The candidate's code (never the trusted tests or declaration).
-            test_imports: The packages the tests import, by the name they bind
-                (``{"assert": "github.com/stretchr/testify/assert"}``): the assembled
-                file imports them for the program too.
+            test_files: The test code (its set-up and its tests): the packages it imports,
+                which the assembled file imports for the program too, and the names it
+                declares, which the program may not use.
             declaration: The declared entry point (``func F(..) T {``), if known.
         """
-        return _GoCheck(self, Source(GRAMMAR, code), dict(test_imports or {}), declaration).run()
+        tests = _TestFiles(test_files)
+        return _GoCheck(self, Source(GRAMMAR, code), tests, declaration).run()
 
     def hint(self) -> str:
         """What a program may use instead."""
@@ -495,19 +484,47 @@ class GoCodePolicy:
         return f"Allowed packages: {', '.join(whole)}; and {', '.join(members)}."
 
 
+class _TestFiles:
+    """What the policy needs of the test code: its imports and its package-level names."""
+
+    def __init__(self, files: Sequence[str]) -> None:
+        self.imports: dict[str, str] = {}
+        self.names: set[str] = set()
+        for text in files:
+            src = Source(GRAMMAR, text)
+            for decl in src.root.named_children:
+                self.names |= {src.text(n) for n in _declared_names(decl)}
+                for spec in _descendants(decl, "import_spec"):
+                    path = src.text(spec.child_by_field_name("path")).strip('"`')
+                    alias = src.text(spec.child_by_field_name("name"))
+                    self.imports[alias or path.rsplit("/", 1)[-1]] = path
+
+
+def _declared_names(decl: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The name nodes a package-level declaration declares."""
+    if decl.type == "function_declaration":
+        name = decl.child_by_field_name("name")
+        return [name] if name is not None else []
+    if decl.type not in ("var_declaration", "const_declaration", "type_declaration"):
+        return []
+    return [
+        name
+        for spec in walk(decl, lambda n: n.type in _SPECS)
+        if spec.type in _SPECS
+        for name in spec.children_by_field_name("name")
+    ]
+
+
 class _GoCheck:
     """One program's check: its imports, the walk over its tree, its names, its signature."""
 
     def __init__(
-        self,
-        policy: GoCodePolicy,
-        src: Source,
-        test_imports: dict[str, str],
-        declaration: str | None,
+        self, policy: GoCodePolicy, src: Source, tests: _TestFiles, declaration: str | None
     ) -> None:
         self.policy = policy
         self.src = src
-        self.test_imports = test_imports
+        self.test_imports = tests.imports
+        self.test_names = tests.names
         self.imports: dict[str, str] = {}
         _, self.declared = _uses_in(src.root)
         self.entry, self.declared_signature = _declared_entry(declaration)
@@ -570,6 +587,16 @@ class _GoCheck:
                 )
             elif kind in ("selector_expression", "qualified_type"):
                 yield from self._selector(node)
+            elif (
+                kind in ("identifier", "type_identifier") and self.src.text(node) in self.test_names
+            ):
+                yield self.src.refuse(
+                    node,
+                    "go/test-names",
+                    f"`{self.src.text(node)}` belongs to the test code (the same package): the "
+                    "program may not use what the tests hold",
+                    "Compute the answer from the arguments alone; rename a local of that name.",
+                )
 
     def _selector(self, node: tree_sitter.Node) -> Iterator[Refusal]:
         """``pkg.Member``: the package and the member must be allowed."""
@@ -597,17 +624,7 @@ class _GoCheck:
     def _names(self) -> Iterator[Refusal]:
         """Package-level declarations: no predeclared names, the entry point only as a function."""
         for decl in self.src.root.named_children:
-            names = (
-                [decl.child_by_field_name("name")]
-                if decl.type == "function_declaration"
-                else [
-                    name
-                    for spec in walk(decl, lambda n: n.type in _SPECS)
-                    if spec.type in _SPECS
-                    for name in spec.children_by_field_name("name")
-                ]
-            )
-            for name_node in names:
+            for name_node in _declared_names(decl):
                 name = self.src.text(name_node)
                 if name in PREDECLARED:
                     yield self._shadowing(decl, f"declaring `{name}` at package level")
@@ -744,8 +761,8 @@ class GoLanguage(TreeSitterLanguage):
         """
         if not isinstance(spec, AssertScriptTests):
             return None
-        test_imports = import_names(spec.test_setup or "", spec.test)
-        refusal = self.code_policy.check(code, test_imports, spec.declaration)
+        tests = (spec.test_setup or "", spec.test)
+        refusal = self.code_policy.check(code, tests, spec.declaration)
         return refusal.outcome() if refusal is not None else None
 
     def build_program(

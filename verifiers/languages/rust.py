@@ -165,7 +165,8 @@ mod __vf_harness {
         match (std::panic::catch_unwind(test), should_panic) {
             (Ok(None), false) | (Err(_), true) => {}
             (Ok(Some(failure)), false) => {
-                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", json(&failure)));
+                let message = json(&failure);
+                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
                 std::process::exit(1);
             }
             (Ok(_), true) => {
@@ -567,6 +568,7 @@ _ITEMS = (
     "mod_item",
 )
 _PATHS = ("scoped_identifier", "scoped_type_identifier")
+_OPAQUE = ("abstract_type", "dynamic_type")
 _PRUNE = frozenset(
     {"attribute_item", "inner_attribute_item", "macro_invocation", "use_declaration"}
 )
@@ -640,11 +642,25 @@ class _RustCheck:
     ) -> None:
         self.policy = policy
         self.src = source
-        self.test = test
+        self.tests = Source(GRAMMAR, test)
+        # The test code's own top-level items (its `mod tests`, helpers, tables of
+        # expected answers): the program may not name them.
+        test_items = [n for n in self.tests.root.named_children if n.type in _ITEMS]
+        self.test_items = {
+            _name(self.tests.text(n.child_by_field_name("name"))) for n in test_items
+        }
+        self.test_values = {
+            _name(self.tests.text(n.child_by_field_name("name")))
+            for n in test_items
+            if n.type in ("function_item", "const_item", "static_item")
+        }
         self.items = _module_items(source.root)
-        self.types = {self._item_name(i): i for i in self.items if i.type in _TYPE_ITEMS}
-        self.aliases = {self._item_name(i): i for i in self.items if i.type == "type_item"}
-        self.traits = {self._item_name(i) for i in self.items if i.type == "trait_item"}
+        # Types and traits wherever they are defined: one defined inside a function can
+        # still reach the tests (returned as `impl Trait`).
+        anywhere = [n for n in walk(source.root, lambda n: n.type in _PRUNE) if n.type in _ITEMS]
+        self.types = {self._item_name(i): i for i in anywhere if i.type in _TYPE_ITEMS}
+        self.aliases = {self._item_name(i): i for i in anywhere if i.type == "type_item"}
+        self.traits = {self._item_name(i) for i in anywhere if i.type == "trait_item"}
         self.entry: str | None = None
         self.declared = ""
         # Macros are not here: the tests call the standard ones by their full path.
@@ -668,6 +684,17 @@ class _RustCheck:
         problem = self.policy.path_problem(segments)
         if problem:
             yield self.src.refuse(node, "rust/path", problem, self.policy.path_hint())
+        named = [s for s in segments if s in self.test_items]
+        if named and not (len(segments) == 1 and named[0] not in self.test_values):
+            yield self._test_item(node, named[0])
+
+    def _test_item(self, node: tree_sitter.Node, name: str) -> Refusal:
+        return self.src.refuse(
+            node,
+            "rust/test-items",
+            f"`{name}` belongs to the test code: the program may not use what the tests hold",
+            "Compute the answer from the arguments alone.",
+        )
 
     def _idents(self, node: tree_sitter.Node | None, src: Source | None = None) -> set[str]:
         src = src or self.src
@@ -702,6 +729,8 @@ class _RustCheck:
                 yield from self._use(node)
             elif kind in _PATHS and not _inner_path(node):
                 yield from self._refuse_path(node, self._segments(node))
+            elif kind == "identifier" and _name(self.src.text(node)) in self.test_values:
+                yield self._test_item(node, _name(self.src.text(node)))
             elif kind == "mod_item" and node.child_by_field_name("body") is None:
                 yield self.src.refuse(
                     node,
@@ -817,7 +846,7 @@ class _RustCheck:
                 follows = tokens[i + 1].type if i + 1 < len(tokens) else ""
                 if after == "!" and follows in ("(", "[", "{") and segments:
                     yield from self._macro(token, segments)
-                elif len(segments) > 1:
+                else:
                     yield from self._refuse_path(token, segments)
                 continue
             i += 1
@@ -930,51 +959,63 @@ class _RustCheck:
         """
         if self._exposed is not None:
             return self._exposed
-        tests = Source(GRAMMAR, self.test)
-        named = self._idents(tests.root, tests)
+        named = self._idents(self.tests.root, self.tests)
         functions = {
             self._item_name(i): i for i in self.src.root.named_children if i.type == "function_item"
         }
         known = set(self.types) | set(self.aliases) | self.traits
-        seeds = named & known
-        for name in (named | {self.entry or ""}) & set(functions):
-            seeds |= self._signature_idents(functions[name]) & known
-        inherent: dict[str, list[tree_sitter.Node]] = {}
-        for node in walk(self.src.root, lambda n: n.type in ("function_item", *_PRUNE)):
+        impls: dict[str, list[tree_sitter.Node]] = {}
+        for node in walk(self.src.root, lambda n: n.type in _PRUNE):
             if node.type == "impl_item":
-                inherent.setdefault(self._head(node.child_by_field_name("type")) or "", []).append(
-                    node
-                )
+                head = self._head(node.child_by_field_name("type")) or ""
+                impls.setdefault(head, []).append(node)
+        signatures = [functions[n] for n in (named | {self.entry or ""}) & set(functions)]
         exposed: set[str] = set()
-        todo = list(seeds)
-        while todo:
-            name = todo.pop()
-            if name in exposed:
-                continue
-            exposed.add(name)
-            reach = set()
-            item = self.types.get(name) or self.aliases.get(name)
-            if item is not None:
-                reach |= self._idents(item)
-            for impl in inherent.get(name, []):
-                body = impl.child_by_field_name("body")
-                for member in body.named_children if body is not None else []:
-                    if member.type == "function_item":
-                        reach |= self._signature_idents(member)
-                    elif member.type == "type_item":
-                        reach |= self._idents(member)
+        todo = list(named & known)
+        while signatures or todo:
+            reach: set[str] = set()
+            for fn in signatures:
+                idents, opaque = self._signature_idents(fn)
+                if opaque:
+                    # `impl Trait` and `dyn Trait` hide which of the program's types the
+                    # tests get: all of them count.
+                    self._exposed = known
+                    return known
+                reach |= idents
+            signatures = []
             todo.extend((reach & known) - exposed)
+            while todo:
+                name = todo.pop()
+                if name in exposed:
+                    continue
+                exposed.add(name)
+                item = self.types.get(name) or self.aliases.get(name)
+                found = self._idents(item) if item is not None else set()
+                for impl in impls.get(name, []):
+                    body = impl.child_by_field_name("body")
+                    for member in body.named_children if body is not None else []:
+                        if member.type == "function_item":
+                            signatures.append(member)
+                        elif member.type == "type_item":
+                            found |= self._idents(member)
+                todo.extend((found & known) - exposed)
         self._exposed = exposed
         return exposed
 
-    def _signature_idents(self, fn: tree_sitter.Node) -> set[str]:
-        out: set[str] = set()
-        for field in ("type_parameters", "parameters", "return_type"):
-            out |= self._idents(fn.child_by_field_name(field))
-        for child in fn.named_children:
-            if child.type == "where_clause":
-                out |= self._idents(child)
-        return out
+    def _signature_idents(self, fn: tree_sitter.Node) -> tuple[set[str], bool]:
+        """The names in a function's signature, and whether it has an opaque type."""
+        parts = [
+            fn.child_by_field_name(f) for f in ("type_parameters", "parameters", "return_type")
+        ]
+        parts += [c for c in fn.named_children if c.type == "where_clause"]
+        idents: set[str] = set()
+        opaque = False
+        for part in parts:
+            if part is None:
+                continue
+            idents |= self._idents(part)
+            opaque = opaque or any(n.type in _OPAQUE for n in walk(part))
+        return idents, opaque
 
     # -- items and the declared signature -------------------------------------------------
 
