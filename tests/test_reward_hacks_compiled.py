@@ -208,6 +208,16 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         "    return 0\n}\n\n" + GO_WRONG_REST,
         "go/test-names",
     ),
+    ("go", "a goroutine (racing goroutines can corrupt memory)"): (
+        "func Add(a, b int) int {\n    done := make(chan int)\n    go func() { done <- a + b }()\n"
+        "    return <-done - 1\n}\n\n" + GO_WRONG_REST,
+        "go/goroutine",
+    ),
+    ("go", "time.AfterFunc runs code on another goroutine"): (
+        'import "time"\n\nfunc Add(a, b int) int {\n    time.AfterFunc(0, func() {})\n'
+        "    return 0\n}\n\n" + GO_WRONG_REST,
+        "go/goroutine",
+    ),
     ("go", "the declared signature changed"): (
         "func Add(a, b int64) int64 {\n    return a - b\n}\n\n" + GO_WRONG_REST,
         "go/signature",
@@ -584,11 +594,11 @@ def test_without_the_policy_these_would_pass(runtime: LocalRuntime, key: tuple[s
 # --- honest look-alikes still pass -------------------------------------------------------------
 
 GO_HONEST = {
-    "goroutines, channels and a WaitGroup": (
-        'import "sync"\n\nfunc Add(a, b int) int {\n    var wg sync.WaitGroup\n'
-        "    sums := make(chan int, 2)\n    for _, x := range []int{a, b} {\n        wg.Add(1)\n"
-        "        go func(x int) {\n            defer wg.Done()\n            sums <- x\n"
-        "        }(x)\n    }\n    wg.Wait()\n    close(sums)\n    total := 0\n"
+    "a buffered channel, a mutex, closures, defer": (
+        'import "sync"\n\nvar mu sync.Mutex\n\nfunc Add(a, b int) int {\n    mu.Lock()\n'
+        "    defer mu.Unlock()\n    sums := make(chan int, 2)\n"
+        "    for _, x := range []int{a, b} {\n"
+        "        func(x int) { sums <- x }(x)\n    }\n    close(sums)\n    total := 0\n"
         "    for x := range sums {\n        total += x\n    }\n    return total\n}\n\n"
     ),
     "package-level state, a type with String, helpers": (

@@ -425,8 +425,8 @@ def _defines_test_main(code: str) -> bool:
 #
 # Tests and candidate share one binary, so the candidate's code is checked before it is
 # built (function-style tasks only: a stdin/stdout program is judged on its output). The
-# packages and members it may use are an allow-list; init functions, directives and
-# shadowed predeclared names are refused by name. See docs/security.md.
+# packages and members it may use are an allow-list; init functions, directives,
+# goroutines and shadowed predeclared names are refused by name. See docs/security.md.
 
 #: Standard packages a function may use, whole (``strings``) or member by member
 #: (``fmt.Sprintf``): computation, formatting and hashing, nothing that reaches the process
@@ -451,6 +451,8 @@ PREDECLARED = frozenset(_UNIVERSE.split())
 #: Methods that standard helpers the tests may call consult to decide a comparison
 #: (``errors.Is`` and ``errors.As``, hence testify's ``ErrorIs`` and ``ErrorAs``).
 JUDGING_METHODS = frozenset({"Is", "As"})
+#: Members of allowed packages that run the program's code on a goroutine of its own.
+_GOROUTINE_MEMBERS = frozenset({("time", "AfterFunc")})
 #: Compiler directives: ``//go:linkname``, ``//go:embed`` and the like, ``//line file:n``.
 _DIRECTIVE = re.compile(r"//go:|(//|/\*)line \S*:\d")
 _SPECS = ("var_spec", "const_spec", "type_spec", "type_alias")
@@ -577,6 +579,8 @@ class _GoCheck:
                     "`func init()` is not allowed: it runs before the tests, outside them",
                     "Compute what you need inside your functions.",
                 )
+            elif kind == "go_statement":
+                yield self._goroutine(node)
             elif kind == "method_declaration" and self._name(node) in JUDGING_METHODS:
                 yield self.src.refuse(
                     node,
@@ -617,9 +621,23 @@ class _GoCheck:
         if path not in _GO_PACKAGES:
             reason = f'the package "{path}" (`{qualifier}.{member}`) is not allowed here'
             yield self.src.refuse(node, "go/import", reason, self.policy.hint())
+        elif (path, member) in _GOROUTINE_MEMBERS:
+            yield self._goroutine(node)
         elif not self.policy.allowed.allows((path, member)):
             reason = f"`{qualifier}.{member}` is not allowed here"
             yield self.src.refuse(node, "go/package-member", reason, self.policy.hint())
+
+    def _goroutine(self, node: tree_sitter.Node) -> Refusal:
+        # Go is memory-safe only without data races: racing goroutines can tear an
+        # interface or slice value and read or write any memory of the process, the
+        # harness's included. Without a goroutine of its own, the program cannot race.
+        return self.src.refuse(
+            node,
+            "go/goroutine",
+            "goroutines are not allowed here: a data race can corrupt the memory the "
+            "tests' harness shares with the program",
+            "Compute sequentially.",
+        )
 
     def _names(self) -> Iterator[Refusal]:
         """Package-level declarations: no predeclared names, the entry point only as a function."""
