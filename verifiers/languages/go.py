@@ -526,7 +526,8 @@ class _GoCheck:
         self.policy = policy
         self.src = src
         self.test_imports = tests.imports
-        self.test_names = tests.names
+        # The generated TestMain belongs to the tests too.
+        self.test_names = tests.names | {"TestMain"}
         self.imports: dict[str, str] = {}
         _, self.declared = _uses_in(src.root)
         self.entry, self.declared_signature = _declared_entry(declaration)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -569,6 +570,8 @@ _ITEMS = (
 )
 _PATHS = ("scoped_identifier", "scoped_type_identifier")
 _OPAQUE = ("abstract_type", "dynamic_type")
+#: The names a format string captures (``{name}``, ``{name:?}``).
+_CAPTURED = re.compile(r"\{(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*[:}]")
 _PRUNE = frozenset(
     {"attribute_item", "inner_attribute_item", "macro_invocation", "use_declaration"}
 )
@@ -812,7 +815,12 @@ class _RustCheck:
             token = tokens[i]
             kind = token.type
             lifetime = i > 0 and tokens[i - 1].type == "'"
-            if kind == "#":
+            if kind == "string_content":
+                # Format strings capture names: `format!("{CASES:?}")` reads a constant.
+                for name in _CAPTURED.findall(self.src.text(token).replace("{{", "")):
+                    if name in self.test_values:
+                        yield self._test_item(token, name)
+            elif kind == "#":
                 yield self.src.refuse(
                     token,
                     "rust/attribute",
