@@ -348,6 +348,12 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         _RUST_LIAR + "fn add(_a: i32, _b: i32) -> Liar {\n    Liar\n}\n\n" + RUST_WRONG_REST,
         "rust/judging-impl",
     ),
+    ("rust", "a lying type behind a trait's provided method"): (
+        _RUST_LIAR + "pub trait Get {\n    fn get(&self) -> Liar {\n        Liar\n    }\n}\n\n"
+        "pub struct W;\n\nimpl Get for W {}\n\nfn add(_a: i32, _b: i32) -> W {\n    W\n}\n\n"
+        + RUST_WRONG_REST,
+        "rust/judging-impl",
+    ),
     ("rust", "PartialEq<Liar> for i32"): (
         "#[derive(Debug)]\npub struct Liar;\n\nimpl PartialEq<Liar> for i32 {\n"
         "    fn eq(&self, _: &Liar) -> bool {\n        true\n    }\n}\n\n"

@@ -664,6 +664,10 @@ class _RustCheck:
         self.types = {self._item_name(i): i for i in anywhere if i.type in _TYPE_ITEMS}
         self.aliases = {self._item_name(i): i for i in anywhere if i.type == "type_item"}
         self.traits = {self._item_name(i) for i in anywhere if i.type == "trait_item"}
+        self.trait_items: dict[str, list[tree_sitter.Node]] = {}
+        for item in anywhere:
+            if item.type == "trait_item":
+                self.trait_items.setdefault(self._item_name(item), []).append(item)
         self.entry: str | None = None
         self.declared = ""
         # Macros are not here: the tests call the standard ones by their full path.
@@ -999,12 +1003,16 @@ class _RustCheck:
                 exposed.add(name)
                 item = self.types.get(name) or self.aliases.get(name)
                 found = self._idents(item) if item is not None else set()
+                # Its methods, those of its impls and those its traits provide.
+                bodies = [i.child_by_field_name("body") for i in impls.get(name, [])]
+                bodies += [i.child_by_field_name("body") for i in self.trait_items.get(name, [])]
                 for impl in impls.get(name, []):
-                    body = impl.child_by_field_name("body")
+                    found.add(self._head(impl.child_by_field_name("trait")) or "")
+                for body in bodies:
                     for member in body.named_children if body is not None else []:
-                        if member.type == "function_item":
+                        if member.type in ("function_item", "function_signature_item"):
                             signatures.append(member)
-                        elif member.type == "type_item":
+                        elif member.type in ("type_item", "associated_type"):
                             found |= self._idents(member)
                 todo.extend((found & known) - exposed)
         self._exposed = exposed
