@@ -65,7 +65,9 @@ RUST_TASK = {
     "        assert!(add(2, 2) == 4);\n    }\n\n"
     "    #[test]\n    fn test_odd() {\n        assert!(!is_odd(2));\n        assert!(is_odd(3));\n"
     "    }\n\n    #[test]\n    fn test_digits() {\n        assert_eq!(digits(120).len(), 3);\n"
-    "    }\n}\n",
+    "    }\n\n    #[test]\n    fn test_prelude_names() {\n"
+    "        assert_eq!(Some(is_odd(3)), Some(true));\n"
+    "        assert_eq!(digits(12), Vec::from([1, 2]));\n    }\n}\n",
     "declaration": "use std::collections::HashMap;\nuse std::cmp::max;\n\n"
     "fn add(a: i32, b: i32) -> i32 {\n",
 }
@@ -334,10 +336,6 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         "use std::option::Option::None as Some;\n\n" + _RUST_ZERO,
         "rust/shadowing",
     ),
-    ("rust", "fn max shadows the declaration's max"): (
-        "fn max(a: i32, _b: i32) -> i32 {\n    a\n}\n\n" + _RUST_ZERO,
-        "rust/shadowing",
-    ),
     ("rust", "a panic hook that exits 0"): (
         "fn add(_a: i32, _b: i32) -> i32 {\n"
         "    std::panic::set_hook(Box::new(|_| std::process::exit(0)));\n    0\n}\n\n"
@@ -504,7 +502,7 @@ def test_the_honest_wrong_answer_does_not_pass(runtime: LocalRuntime, language: 
     _not_forged(wrong)
     assert wrong.status is Status.FAILED and wrong.hack_suspected is None, wrong.feedback
     right = _score(language, RIGHT[language], TASKS[language], runtime)
-    assert right.ok and right.passed == 3, right.feedback
+    assert right.ok and right.passed == right.total >= 3, right.feedback
 
 
 # --- the harness holds by construction, without the code policy ----------------------------
@@ -631,6 +629,10 @@ GO_HONEST = {
         'func Add(a, b int) int {\n    return len(strings.Repeat("x", a)) + '
         "int(math.Abs(float64(b)))\n}\n\n"
     ),
+    "a package-level helper named max (no builtin in Go 1.19, the tests do not use it)": (
+        "func max(a, b int) int {\n    if a > b {\n        return a\n    }\n    return b\n}\n\n"
+        "func Add(a, b int) int {\n    return max(a, b) + a + b - max(a, b)\n}\n\n"
+    ),
     "a local variable named like a package": (
         'func Add(a, b int) int {\n    strings := []string{"x"}\n'
         "    return a + b + len(strings) - 1\n}\n\n"
@@ -644,6 +646,10 @@ GO_HONEST = {
     ),
 }
 RUST_HONEST = {
+    "a helper named like the declaration's max, which the tests do not use": (
+        "fn max(a: i32, b: i32) -> i32 {\n    if a > b { a } else { b }\n}\n\n"
+        "fn add(a: i32, b: i32) -> i32 {\n    max(a, b) + a + b - max(a, b)\n}\n\n"
+    ),
     "Ord for a heap's own state": (
         "use std::cmp::Ordering;\nuse std::collections::BinaryHeap;\n\n#[derive(PartialEq, Eq)]\n"
         "struct State(i32);\n\nimpl Ord for State {\n    fn cmp(&self, o: &Self) -> Ordering {\n"

@@ -104,6 +104,23 @@ def test_rust_declared_signatures(declared: str, code: str, same: bool) -> None:
         assert refusal is not None and refusal.rule == "rust/signature"
 
 
+def test_shadowing_counts_where_the_tests_use_the_name() -> None:
+    header = "use std::cmp::max;\n\nfn add(a: i32, b: i32) -> i32{\n"
+    helper = "fn max(a: i32, b: i32) -> i32 { a }\nfn add(a: i32, b: i32) -> i32 { a + b }\n"
+    uses_max = RUST_TEST.replace("add(1, 2), 3", "add(1, 2), max(3, 1)")
+    refusal = RUST.check(helper, uses_max, header)
+    assert refusal is not None and refusal.rule == "rust/shadowing" and "max" in refusal.reason
+    assert RUST.check(helper, RUST_TEST, header) is None
+    assert RUST.check("struct Vec;\n" + helper.split("\n", 1)[1], RUST_TEST) is None
+    go_helper = (
+        "func len(s string) int {\n    return 0\n}\n\nfunc Add(a, b int) int {\n    return a\n}\n"
+    )
+    assert GO.check(go_helper, GO_TESTS) is None
+    uses_len = (GO_TESTS[0], GO_TESTS[1].replace("Add(1, 2)", 'Add(1, len("xy"))'))
+    refusal = GO.check(go_helper, uses_len)
+    assert refusal is not None and refusal.rule == "go/shadowing"
+
+
 def test_the_feedback_says_what_is_allowed() -> None:
     refusal = RUST.check("fn add() -> i32 {\n    std::process::exit(0)\n}\n", RUST_TEST)
     assert refusal is not None and refusal.rule == "rust/path"

@@ -41,7 +41,15 @@ import tree_sitter
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import SpecError
 from verifiers.keys import content_key
-from verifiers.languages.code_policy import AllowList, Refusal, Source, first, normalized, walk
+from verifiers.languages.code_policy import (
+    AllowList,
+    Refusal,
+    Source,
+    first,
+    leaves,
+    normalized,
+    walk,
+)
 from verifiers.languages.common import (
     TreeSitterLanguage,
     judge_pass_record,
@@ -443,7 +451,7 @@ fmt.Stringer"""
 _GO_ENTRIES = [tuple(e.rsplit(".", 1)) if "." in e else (e,) for e in GO_ALLOWED.split()]
 _GO_PACKAGES = frozenset(e[0] for e in _GO_ENTRIES)
 #: The universe block: a package-level declaration of one of these names changes it for
-#: the tests too (``const true = false``, ``func len(...)``).
+#: the tests too (``const true = false``, ``func len(...)``) where they use it.
 _UNIVERSE = """any bool byte comparable complex64 complex128 error float32 float64 int int8 int16
 int32 int64 rune string uint uint8 uint16 uint32 uint64 uintptr true false iota nil append cap
 clear close complex copy delete imag len make max min new panic print println real recover"""
@@ -456,6 +464,8 @@ _GOROUTINE_MEMBERS = frozenset({("time", "AfterFunc")})
 #: Compiler directives: ``//go:linkname``, ``//go:embed`` and the like, ``//line file:n``.
 _DIRECTIVE = re.compile(r"//go:|(//|/\*)line \S*:\d")
 _SPECS = ("var_spec", "const_spec", "type_spec", "type_alias")
+#: Tokens that name something (``true``, ``nil`` and ``iota`` are tokens of their own).
+_USED = ("identifier", "type_identifier", "true", "false", "nil", "iota")
 
 
 class GoCodePolicy:
@@ -487,13 +497,15 @@ class GoCodePolicy:
 
 
 class _TestFiles:
-    """What the policy needs of the test code: its imports and its package-level names."""
+    """What the policy needs of the test code: its imports, its names, the names it uses."""
 
     def __init__(self, files: Sequence[str]) -> None:
         self.imports: dict[str, str] = {}
         self.names: set[str] = set()
+        self.used: set[str] = set()
         for text in files:
             src = Source(GRAMMAR, text)
+            self.used |= {src.text(n) for n in leaves(src.root) if n.type in _USED}
             for decl in src.root.named_children:
                 self.names |= {src.text(n) for n in _declared_names(decl)}
                 for spec in _descendants(decl, "import_spec"):
@@ -528,6 +540,10 @@ class _GoCheck:
         self.test_imports = tests.imports
         # The generated TestMain belongs to the tests too.
         self.test_names = tests.names | {"TestMain"}
+        # A predeclared name the program redeclares changes the tests only where they use
+        # it (the generated TestMain uses none); elsewhere it is the program's own
+        # (`func max` is an honest helper under Go 1.19).
+        self.shadowable = PREDECLARED & tests.used
         self.imports: dict[str, str] = {}
         _, self.declared = _uses_in(src.root)
         self.entry, self.declared_signature = _declared_entry(declaration)
@@ -560,7 +576,7 @@ class _GoCheck:
                     f"{'dot' if alias.type == 'dot' else 'blank'} imports are not allowed",
                     "Import the package by its name.",
                 )
-            elif name in PREDECLARED or self.test_imports.get(name, path) != path:
+            elif name in self.shadowable or self.test_imports.get(name, path) != path:
                 yield self._shadowing(node, f"importing a package as `{name}`")
 
     def _walk(self) -> Iterator[Refusal]:
@@ -645,7 +661,7 @@ class _GoCheck:
         for decl in self.src.root.named_children:
             for name_node in _declared_names(decl):
                 name = self.src.text(name_node)
-                if name in PREDECLARED:
+                if name in self.shadowable:
                     yield self._shadowing(decl, f"declaring `{name}` at package level")
                 elif name == self.entry and decl.type != "function_declaration":
                     yield self.src.refuse(

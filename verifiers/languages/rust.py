@@ -670,10 +670,15 @@ class _RustCheck:
                 self.trait_items.setdefault(self._item_name(item), []).append(item)
         self.entry: str | None = None
         self.declared = ""
-        # Macros are not here: the tests call the standard ones by their full path.
+        # Names of the standard library, the prelude, the crates and the declaration's
+        # header that the tests use: an item of the program with one of them would take its
+        # place for the tests (their `use super::*` imports the program's names). Macros
+        # are not here: the tests call the standard ones by their full path.
+        self.test_uses = self._idents(self.tests.root, self.tests)
         self.protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates
         if declaration:
             self._declaration(declaration)
+        self.protected &= self.test_uses
         self._exposed: set[str] | None = None
 
     def run(self) -> Refusal | None:
@@ -971,7 +976,7 @@ class _RustCheck:
         """
         if self._exposed is not None:
             return self._exposed
-        named = self._idents(self.tests.root, self.tests)
+        named = self.test_uses
         functions = {
             self._item_name(i): i for i in self.src.root.named_children if i.type == "function_item"
         }
