@@ -70,4 +70,5 @@ def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
         r = report[language]
         assert r["programs"] == 3
         assert 0 < r["policy_allowed_ms"]["median"] <= r["policy_allowed_ms"]["max"]
+        assert r["policy_first_ms"]["median"] > 0
         assert r["syntax_ms"]["median"] > 0 and r["verify_ms"]["median"] > 0

@@ -26,6 +26,7 @@ Builds use GOPATH mode offline (``GO111MODULE=off``, Debian's packages under
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -486,7 +487,7 @@ class GoCodePolicy:
                 declares, which the program may not use.
             declaration: The declared entry point (``func F(..) T {``), if known.
         """
-        tests = _TestFiles(test_files)
+        tests = _test_files(tuple(test_files))
         return _GoCheck(self, Source(GRAMMAR, code), tests, declaration).run()
 
     def hint(self) -> str:
@@ -512,6 +513,12 @@ class _TestFiles:
                     path = src.text(spec.child_by_field_name("path")).strip('"`')
                     alias = src.text(spec.child_by_field_name("name"))
                     self.imports[alias or path.rsplit("/", 1)[-1]] = path
+
+
+@functools.lru_cache(maxsize=256)
+def _test_files(files: tuple[str, ...]) -> _TestFiles:
+    """Cached: the samples of one problem share their tests."""
+    return _TestFiles(files)
 
 
 def _declared_names(decl: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -702,6 +709,7 @@ class _GoCheck:
                     )
 
 
+@functools.lru_cache(maxsize=256)
 def _declared_entry(declaration: str | None) -> tuple[str, str]:
     """The declared entry point's name and signature (empty without a declaration)."""
     if not declaration:

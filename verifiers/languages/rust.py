@@ -22,6 +22,7 @@ default) are linked with ``--extern``, offline.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -645,18 +646,9 @@ class _RustCheck:
     ) -> None:
         self.policy = policy
         self.src = source
-        self.tests = Source(GRAMMAR, test)
         # The test code's own top-level items (its `mod tests`, helpers, tables of
-        # expected answers): the program may not name them.
-        test_items = [n for n in self.tests.root.named_children if n.type in _ITEMS]
-        self.test_items = {
-            _name(self.tests.text(n.child_by_field_name("name"))) for n in test_items
-        }
-        self.test_values = {
-            _name(self.tests.text(n.child_by_field_name("name")))
-            for n in test_items
-            if n.type in ("function_item", "const_item", "static_item")
-        }
+        # expected answers), which the program may not name, and the names it uses.
+        self.test_items, self.test_values, self.test_uses = _test_facts(test)
         self.items = _module_items(source.root)
         # Types and traits wherever they are defined: one defined inside a function can
         # still reach the tests (returned as `impl Trait`).
@@ -668,17 +660,13 @@ class _RustCheck:
         for item in anywhere:
             if item.type == "trait_item":
                 self.trait_items.setdefault(self._item_name(item), []).append(item)
-        self.entry: str | None = None
-        self.declared = ""
         # Names of the standard library, the prelude, the crates and the declaration's
         # header that the tests use: an item of the program with one of them would take its
         # place for the tests (their `use super::*` imports the program's names). Macros
         # are not here: the tests call the standard ones by their full path.
-        self.test_uses = self._idents(self.tests.root, self.tests)
-        self.protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates
-        if declaration:
-            self._declaration(declaration)
-        self.protected &= self.test_uses
+        self.entry, self.declared, header = _declaration_facts(declaration or "")
+        protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates | header
+        self.protected = protected & self.test_uses
         self._exposed: set[str] | None = None
 
     def run(self) -> Refusal | None:
@@ -1053,21 +1041,6 @@ class _RustCheck:
                     f"Define `{self.declared}`.",
                 )
 
-    def _declaration(self, declaration: str) -> None:
-        decl = Source(GRAMMAR, declaration.rstrip() + "\n}\n")
-        functions = [n for n in decl.root.named_children if n.type == "function_item"]
-        if functions:
-            self.entry = _name(decl.text(functions[-1].child_by_field_name("name")))
-            self.declared = _rust_signature(decl, functions[-1])
-        for node in decl.root.named_children:
-            argument = (
-                node.child_by_field_name("argument") if node.type == "use_declaration" else None
-            )
-            if argument is not None:
-                for _, binding, _, _ in _use_paths(decl, argument, []):
-                    if binding:
-                        self.protected = self.protected | {binding}
-
     def _signature(self) -> Iterator[Refusal]:
         if not self.entry:
             return
@@ -1082,6 +1055,43 @@ class _RustCheck:
                         f"not `{found}`",
                         "Keep the declared parameter and return types.",
                     )
+
+
+@functools.lru_cache(maxsize=256)
+def _test_facts(test: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The test code's top-level item names, those that are values, and every name it uses.
+
+    Cached: the samples of one problem share their tests.
+    """
+    src = Source(GRAMMAR, test)
+    items = [n for n in src.root.named_children if n.type in _ITEMS]
+    names = frozenset(_name(src.text(n.child_by_field_name("name"))) for n in items)
+    values = frozenset(
+        _name(src.text(n.child_by_field_name("name")))
+        for n in items
+        if n.type in ("function_item", "const_item", "static_item")
+    )
+    used = frozenset(_name(src.text(n)) for n in leaves(src.root) if n.type in _IDENTS)
+    return names, values, used
+
+
+@functools.lru_cache(maxsize=256)
+def _declaration_facts(declaration: str) -> tuple[str | None, str, frozenset[str]]:
+    """The declared entry point's name and signature, and the names its header imports."""
+    if not declaration:
+        return None, "", frozenset()
+    decl = Source(GRAMMAR, declaration.rstrip() + "\n}\n")
+    functions = [n for n in decl.root.named_children if n.type == "function_item"]
+    entry, signature = None, ""
+    if functions:
+        entry = _name(decl.text(functions[-1].child_by_field_name("name")))
+        signature = _rust_signature(decl, functions[-1])
+    header: set[str] = set()
+    for node in decl.root.named_children:
+        argument = node.child_by_field_name("argument") if node.type == "use_declaration" else None
+        if argument is not None:
+            header |= {b for _, b, _, _ in _use_paths(decl, argument, []) if b}
+    return entry, signature, frozenset(header)
 
 
 def _module_items(root: tree_sitter.Node) -> list[tree_sitter.Node]:
