@@ -44,3 +44,31 @@ def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
         w3 = report["W3"][language]
         assert w3["samples"] == 8 and w3["test_runs"] == w3["distinct"] < 8
     assert report["floors"]["fork_bare_s"] > 0
+
+
+def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
+    out = tmp_path / "policy.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "code_policy.py"),
+            "--problems",
+            "3",
+            "--builds",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    for language in ("go", "rust"):
+        r = report[language]
+        assert r["programs"] == 3
+        assert 0 < r["policy_allowed_ms"]["median"] <= r["policy_allowed_ms"]["max"]
+        assert r["policy_first_ms"]["median"] > 0
+        assert r["syntax_ms"]["median"] > 0 and r["verify_ms"]["median"] > 0

@@ -1,6 +1,7 @@
 """The verification pipeline: options, jobs, and the verifier that turns a completion into a Result.
 
-extract code -> prepare -> syntax check (no process) -> build a program -> one sandbox
+extract code -> prepare -> syntax check (no process) -> code policy of languages that have
+one (no process; a refused program is failed) -> build a program -> one sandbox
 session: build step once, then each selected test -> the language judges each run -> the
 scoring policy gives the reward.
 
@@ -31,7 +32,7 @@ from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, 
 from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
-from verifiers.protocols import DelegatingRuntime, Language, Runtime, TestOutcome
+from verifiers.protocols import CodeCheck, DelegatingRuntime, Language, Runtime, TestOutcome
 from verifiers.result_cache import UNCACHED, ResultCache
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
@@ -545,6 +546,10 @@ class CodeVerifier:
                     code,
                     found.format_ok,
                 )
+            refused = lang.check_code(code, spec) if isinstance(lang, CodeCheck) else None
+            if refused is not None:
+                tests = [test_result(lang, spec, i, refused) for i in selected]
+                return finish(tests, refused.status, refused.message, code, found.format_ok)
             program = self._keyed(lang.build_program(code, spec, selected, opts.limits))
             last_error: SandboxError | None = None
             for attempt in range(2):

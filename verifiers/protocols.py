@@ -164,6 +164,20 @@ class Language(Protocol):
 
 
 @runtime_checkable
+class CodeCheck(Protocol):
+    """A language that checks a program's code before building it (a code policy).
+
+    Where the tests share one binary with the candidate's code (Go, Rust), the sandbox
+    cannot tell the harness's actions from the candidate's, so the code itself is checked:
+    a refused program is never built nor run.
+    """
+
+    def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
+        """The outcome every test gets when the code is refused, or None to build it."""
+        ...
+
+
+@runtime_checkable
 class Verifier(Protocol):
     """Scores completions for one language on one runtime."""
 
@@ -183,6 +197,7 @@ class Verifier(Protocol):
 
 
 __all__ = [
+    "CodeCheck",
     "DelegatingRuntime",
     "Language",
     "Runtime",

@@ -132,9 +132,12 @@ class AssertScriptTests(_Spec):
     code (completions that contain only a function body). ``prelude`` is trusted
     code run before the program (imports, helper classes). ``test_setup`` is the
     header of a test file (HumanEval-X Go: package clause and imports), merged by
-    the language. ``test_names`` lists test functions when the language runs them
-    one by one (Go ``TestX``, Rust ``#[test]``); languages fill it, callers need not.
-    One test per name, or one test.
+    the language. ``declaration`` is the entry point's declared signature, as
+    HumanEval-X records carry it (Rust: the ``use`` header and ``fn f(..) -> T {``;
+    Go: ``func F(..) T {``): Go and Rust refuse a program that changes it. It is
+    trusted and never part of the program. ``test_names`` lists test functions when
+    the language runs them one by one (Go ``TestX``, Rust ``#[test]``); languages
+    fill it, callers need not. One test per name, or one test.
     """
 
     kind: Literal["assert_script"] = "assert_script"
@@ -143,6 +146,7 @@ class AssertScriptTests(_Spec):
     prompt: str | None = None
     prelude: str | None = None
     test_setup: str | None = None
+    declaration: str | None = None
     test_names: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -560,7 +564,7 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
     if "test_list" in raw:
         return _mbpp(raw, field)
     if "test" in raw:
-        fields = ("test", "entry_point", "prompt", "prelude", "test_setup")
+        fields = ("test", "entry_point", "prompt", "prelude", "test_setup", "declaration")
         data = {k: raw.get(k) for k in fields if k in raw}
         if not isinstance(data.get("test"), str):
             raise SpecError(f"{field}.test", "expected the test code as a string")

@@ -34,7 +34,8 @@ def solution(language: str, row: dict[str, Any]) -> str:
 
 
 def tests_of(language: str, row: dict[str, Any]) -> dict[str, Any]:
-    tests = {"test": row["test"]}
+    # The declared signature: Go and Rust refuse a program that changes it.
+    tests = {"test": row["test"], "declaration": row["declaration"]}
     if language == "go":
         tests["test_setup"] = row["test_setup"]
     return tests

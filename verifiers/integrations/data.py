@@ -130,7 +130,8 @@ def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
             f"Complete the following {label} function.\n\n```{fence}\n{head}```\n\n"
             f"Answer with the whole function (and its imports) in one ```{fence} code block."
         )
-        truth: dict[str, Any] = {"test": r["test"]}
+        # The declared signature, which Go and Rust hold the program to.
+        truth: dict[str, Any] = {"test": r["test"], "declaration": r["declaration"]}
         if short == "go":
             truth["test_setup"] = r["test_setup"]
         rows.append(_row(f"humaneval-x-{short}", user, "code", truth, n, language, r["task_id"]))

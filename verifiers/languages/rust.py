@@ -7,17 +7,29 @@ named test per process: an assertion panic is a wrong answer, any other panic a
 runtime error, and a test passes only when ``main`` returns and echoes the
 sandbox's nonce, so ``std::process::exit(0)`` never passes.
 
+The tests share the binary with the program, and code that runs before ``main``
+(a constructor in ``.init_array``) could read the nonce first. So before the program
+is built its code is checked against :class:`RustCodePolicy`: no ``unsafe`` or
+``extern``, an allow-list of std modules, crates, macros and attributes, no items
+shadowing the names the tests use, no hand-written comparison or operator impls for
+the types the tests see, the declared signature kept. A refused program is failed
+with the rule in ``hack_suspected``. The harness's module name is secret and its
+``run`` runs once per process.
+
 Crates built by ``verifiers toolchains build`` (``rand``, ``regex``, ``md5`` by
 default) are linked with ``--extern``, offline.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
+import secrets
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,6 +39,15 @@ import tree_sitter
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import RuntimeUnavailableError
 from verifiers.keys import content_key
+from verifiers.languages.code_policy import (
+    COMMENTS,
+    AllowList,
+    Refusal,
+    Source,
+    first,
+    leaves,
+    walk,
+)
 from verifiers.languages.common import (
     TreeSitterLanguage,
     judge_pass_record,
@@ -55,11 +76,18 @@ GRAMMAR = "tree_sitter_rust"
 FLAGS = ("--edition", "2021", "-O", "-C", "strip=symbols", "-A", "warnings")
 MEMORY_MARKERS = (b"memory allocation of", b"out of memory", b"failed to allocate")
 
+# The harness module's name ends in a secret of this process: the program (in the same
+# crate) cannot name it, so it cannot call the harness's functions. Its macros are called
+# by their full paths: a program's macro_rules! defined before it would shadow them.
+_HARNESS_MODULE = f"__vf_harness_{secrets.token_hex(6)}"
 _HARNESS = r"""
 #[allow(dead_code)]
 mod __vf_harness {
     use std::io::{Read, Write};
     use std::os::unix::io::FromRawFd;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static STARTED: AtomicBool = AtomicBool::new(false);
 
     pub trait Outcome {
         fn failure(self) -> Option<String>;
@@ -71,7 +99,7 @@ mod __vf_harness {
     }
     impl<E: std::fmt::Debug> Outcome for Result<(), E> {
         fn failure(self) -> Option<String> {
-            self.err().map(|e| format!("the test returned Err({:?})", e))
+            self.err().map(|e| ::std::format!("the test returned Err({:?})", e))
         }
     }
 
@@ -81,7 +109,7 @@ mod __vf_harness {
             match c {
                 '"' => out.push_str("\\\""),
                 '\\' => out.push_str("\\\\"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c if (c as u32) < 0x20 => out.push_str(&::std::format!("\\u{:04x}", c as u32)),
                 c => out.push(c),
             }
         }
@@ -95,8 +123,13 @@ mod __vf_harness {
     }
 
     pub fn run(tests: &[(&str, bool, fn() -> Option<String>)]) {
+        // Once per process: a program that calls main again gets no second run.
+        if STARTED.swap(true, Ordering::SeqCst) {
+            std::process::abort();
+        }
         // The nonce is read, and its descriptor closed, before any test (any code of the
-        // program) runs: the program cannot read it to forge a pass record.
+        // program) runs: the program cannot read it to forge a pass record. (Code that
+        // runs before main could, so the code policy refuses everything that can.)
         let mut nonce = String::new();
         {
             let mut offer = unsafe { std::fs::File::from_raw_fd(4) };
@@ -118,28 +151,29 @@ mod __vf_harness {
             };
             let location = info
                 .location()
-                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+                .map(|l| ::std::format!("{}:{}:{}", l.file(), l.line(), l.column()))
                 .unwrap_or_default();
-            record(format!(
+            record(::std::format!(
                 "{{\"event\":\"panic\",\"message\":\"{}\",\"location\":\"{}\"}}\n",
                 json(&message),
                 json(&location)
             ));
-            eprintln!("thread panicked at {}:\n{}", location, message);
+            ::std::eprintln!("thread panicked at {}:\n{}", location, message);
         }));
         let Some(&(_, should_panic, test)) = tests.iter().find(|t| t.0 == name) else {
-            eprintln!("no test named {:?}", name);
+            ::std::eprintln!("no test named {:?}", name);
             std::process::exit(3);
         };
         match (std::panic::catch_unwind(test), should_panic) {
             (Ok(None), false) | (Err(_), true) => {}
             (Ok(Some(failure)), false) => {
-                record(format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", json(&failure)));
+                let message = json(&failure);
+                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
                 std::process::exit(1);
             }
             (Ok(_), true) => {
                 let message = "the test should have panicked";
-                record(format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
+                record(::std::format!("{{\"event\":\"fail\",\"message\":\"{}\"}}\n", message));
                 std::process::exit(1);
             }
             (Err(_), false) => std::process::exit(101),
@@ -148,10 +182,10 @@ mod __vf_harness {
     }
 
     fn pass(nonce: &str) {
-        record(format!("{{\"event\":\"pass\",\"nonce\":\"{}\"}}\n", json(nonce.trim())));
+        record(::std::format!("{{\"event\":\"pass\",\"nonce\":\"{}\"}}\n", json(nonce.trim())));
     }
 }
-"""
+""".replace("__vf_harness", _HARNESS_MODULE)
 
 
 # --- the toolchain -------------------------------------------------------------------------
@@ -474,6 +508,708 @@ def _qualify_macros(node: tree_sitter.Node, edits: list[tuple[int, int, str]]) -
             _qualify_macros(child, edits)
 
 
+# --- the code policy -----------------------------------------------------------------------
+#
+# Tests and candidate share one binary, so the candidate's code is checked before it is
+# built (function-style tasks only: a stdin/stdout program is judged on its output). What
+# it may name is an allow-list (modules of std, crates, macros, attributes); the few
+# constructs that are escape hatches are refused by name. See docs/security.md.
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_ROOTS = ("std", "core", "alloc")
+#: Modules of the standard library a function may use (and everything below them).
+STD_MODULES = _words(
+    "any array ascii borrow boxed cell char clone cmp collections convert default error f32 f64 "
+    "fmt hash hint i8 i16 i32 i64 i128 io isize iter marker mem num ops option prelude primitive "
+    "rc result slice str string sync time u8 u16 u32 u64 u128 usize vec"
+)
+PRIMITIVES = _words("bool char str f32 f64 i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize")
+#: The names the 2021 prelude gives every module, the tests' module included.
+PRELUDE = _words(
+    "Copy Send Sized Sync Unpin Drop Fn FnMut FnOnce drop Box ToOwned Clone PartialEq PartialOrd "
+    "Eq Ord AsRef AsMut Into From Default Iterator Extend IntoIterator DoubleEndedIterator "
+    "ExactSizeIterator Option Some None Result Ok Err String ToString Vec TryFrom TryInto "
+    "FromIterator"
+)
+#: Macros a function may call: the standard ones that only compute, format or panic.
+MACROS = STD_MACROS | {"format_args", "dbg", "cfg", "line", "column"}
+#: Traits a program may derive (the derived code compares field by field).
+DERIVES = _words("Debug Clone Copy PartialEq Eq PartialOrd Ord Hash Default")
+_LINTS = frozenset({"allow", "warn", "deny", "forbid", "expect"})
+#: Attributes that change nothing but diagnostics, layout or documentation.
+_PLAIN_ATTRIBUTES = _words(
+    "inline cold must_use track_caller non_exhaustive deprecated repr doc cfg rustfmt::skip"
+)
+#: Keywords a macro argument may hold: those of expressions (items go outside the call).
+_TOKEN_KEYWORDS = _words(
+    "as async await break continue crate dyn else false for if in let loop match move mut ref "
+    "return self Self super true while"
+)
+#: Traits whose methods decide comparisons and arithmetic in the tests' own code: a value the
+#: tests see may only derive them (`#[derive(PartialEq)]`), never implement them by hand.
+JUDGING_TRAITS = _words(
+    "PartialEq Eq PartialOrd Ord Add Sub Mul Div Rem Neg Not BitAnd BitOr BitXor Shl Shr "
+    "AddAssign SubAssign MulAssign DivAssign RemAssign BitAndAssign BitOrAssign BitXorAssign "
+    "ShlAssign ShrAssign"
+)
+#: Iterator methods a hand-written iterator the tests see may define (the others, such as
+#: ``eq`` or ``cmp``, have provided versions that compare what ``next`` returns).
+_ITERATOR_METHODS = frozenset({"next", "next_back", "size_hint"})
+_TYPE_ITEMS = ("struct_item", "enum_item", "union_item")
+_ITEMS = (
+    *_TYPE_ITEMS,
+    "type_item",
+    "trait_item",
+    "function_item",
+    "const_item",
+    "static_item",
+    "mod_item",
+)
+_PATHS = ("scoped_identifier", "scoped_type_identifier")
+_OPAQUE = ("abstract_type", "dynamic_type")
+#: The names a format string captures (``{name}``, ``{name:?}``).
+_CAPTURED = re.compile(r"\{(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*[:}]")
+_PRUNE = frozenset(
+    {"attribute_item", "inner_attribute_item", "macro_invocation", "use_declaration"}
+)
+_IDENTS = ("identifier", "type_identifier", "primitive_type")
+_PATH_TOKENS = ("identifier", "crate", "self", "super", "primitive_type")
+_ITEM_WORDS = {
+    "struct_item": "struct",
+    "enum_item": "enum",
+    "union_item": "union",
+    "type_item": "type",
+    "trait_item": "trait",
+    "function_item": "fn",
+    "const_item": "const",
+    "static_item": "static",
+    "mod_item": "mod",
+}
+
+
+def _name(text: str) -> str:
+    """An identifier without its raw prefix (``r#std`` is ``std``)."""
+    return text[2:] if text.startswith("r#") else text
+
+
+def _hint_list(names: Iterable[str], wrap: str = "{}") -> str:
+    return ", ".join(wrap.format(n) for n in sorted(names))
+
+
+class RustCodePolicy:
+    """The allow-list a Rust function-style program is checked against before it is built.
+
+    Args:
+        crates: Crates the program may use (all of their paths).
+    """
+
+    def __init__(self, crates: Iterable[str]) -> None:
+        self.crates = frozenset(crates)
+        self.paths = AllowList([(root, m) for root in _ROOTS for m in STD_MODULES])
+
+    def check(self, code: str, test: str, declaration: str | None = None) -> Refusal | None:
+        """The first rule the code breaks, or None.
+
+        Args:
+            code: The candidate's code (never the trusted tests or declaration).
+            test: The test code (what it names decides which types the tests see).
+            declaration: The declared entry point (``use`` header and signature), if known.
+        """
+        return _RustCheck(self, Source(GRAMMAR, code), test, declaration).run()
+
+    def path_problem(self, segments: Sequence[str]) -> str | None:
+        """Why a path may not be used, or None (paths of the program's own items are fine)."""
+        if not segments or segments[0] not in _ROOTS:
+            return None
+        shown = "::".join(segments)
+        if len(segments) == 1:
+            return f"`{shown}` names the standard library's root; name the modules you use"
+        if self.paths.allows(segments):
+            return None
+        return f"`{shown}`: the module `{segments[0]}::{segments[1]}` is not allowed here"
+
+    def path_hint(self) -> str:
+        """What a program may use instead."""
+        crates = f" and the crates {_hint_list(self.crates)}" if self.crates else ""
+        return f"Allowed: std::{{{_hint_list(STD_MODULES)}}}{crates}."
+
+
+class _RustCheck:
+    """One program's check: the walk over its tree, its items, its declared signature."""
+
+    def __init__(
+        self, policy: RustCodePolicy, source: Source, test: str, declaration: str | None
+    ) -> None:
+        self.policy = policy
+        self.src = source
+        # The test code's own top-level items (its `mod tests`, helpers, tables of
+        # expected answers), which the program may not name, and the names it uses.
+        self.test_items, self.test_values, self.test_uses = _test_facts(test)
+        self.items = _module_items(source.root)
+        # Types and traits wherever they are defined: one defined inside a function can
+        # still reach the tests (returned as `impl Trait`).
+        anywhere = [n for n in walk(source.root, lambda n: n.type in _PRUNE) if n.type in _ITEMS]
+        self.types = {self._item_name(i): i for i in anywhere if i.type in _TYPE_ITEMS}
+        self.aliases = {self._item_name(i): i for i in anywhere if i.type == "type_item"}
+        self.traits = {self._item_name(i) for i in anywhere if i.type == "trait_item"}
+        self.trait_items: dict[str, list[tree_sitter.Node]] = {}
+        for item in anywhere:
+            if item.type == "trait_item":
+                self.trait_items.setdefault(self._item_name(item), []).append(item)
+        # Names of the standard library, the prelude, the crates and the declaration's
+        # header that the tests use: an item of the program with one of them would take its
+        # place for the tests (their `use super::*` imports the program's names). Macros
+        # are not here: the tests call the standard ones by their full path.
+        self.entry, self.declared, header = _declaration_facts(declaration or "")
+        protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates | header
+        self.protected = protected & self.test_uses
+        self._exposed: set[str] | None = None
+
+    def run(self) -> Refusal | None:
+        return first([self._walk(), self._item_names(), self._signature()])
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _item_name(self, node: tree_sitter.Node) -> str:
+        return _name(self.src.text(node.child_by_field_name("name")))
+
+    def _segments(self, node: tree_sitter.Node | None) -> list[str]:
+        return _path_segments(self.src, node)
+
+    def _refuse_path(self, node: tree_sitter.Node, segments: Sequence[str]) -> Iterator[Refusal]:
+        problem = self.policy.path_problem(segments)
+        if problem:
+            yield self.src.refuse(node, "rust/path", problem, self.policy.path_hint())
+        named = [s for s in segments if s in self.test_items]
+        if named and not (len(segments) == 1 and named[0] not in self.test_values):
+            yield self._test_item(node, named[0])
+
+    def _test_item(self, node: tree_sitter.Node, name: str) -> Refusal:
+        return self.src.refuse(
+            node,
+            "rust/test-items",
+            f"`{name}` belongs to the test code: the program may not use what the tests hold",
+            "Compute the answer from the arguments alone.",
+        )
+
+    def _idents(self, node: tree_sitter.Node | None, src: Source | None = None) -> set[str]:
+        src = src or self.src
+        if node is None:
+            return set()
+        return {_name(src.text(n)) for n in leaves(node) if n.type in _IDENTS}
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def _walk(self) -> Iterator[Refusal]:
+        for node in walk(self.src.root, lambda n: n.type in _PRUNE):
+            kind = node.type
+            if kind == "unsafe":
+                yield self._unsafe(node)
+            elif kind == "extern":
+                yield self._extern(node)
+            elif kind == "macro_definition":
+                yield self.src.refuse(
+                    node,
+                    "rust/macro-definition",
+                    "`macro_rules!` is not allowed here: a macro's expansion cannot be "
+                    "checked before it is built",
+                    "Write a function instead.",
+                )
+            elif kind in ("attribute_item", "inner_attribute_item"):
+                yield from self._attribute(node)
+            elif kind == "macro_invocation":
+                yield from self._macro(node, self._segments(node.child_by_field_name("macro")))
+                arguments = [c for c in node.named_children if c.type == "token_tree"]
+                yield from self._tokens(arguments[-1]) if arguments else iter(())
+            elif kind == "use_declaration":
+                yield from self._use(node)
+            elif kind in _PATHS and not _inner_path(node):
+                yield from self._refuse_path(node, self._segments(node))
+            elif kind == "identifier" and _name(self.src.text(node)) in self.test_values:
+                yield self._test_item(node, _name(self.src.text(node)))
+            elif kind == "mod_item" and node.child_by_field_name("body") is None:
+                yield self.src.refuse(
+                    node,
+                    "rust/module-file",
+                    "a module loaded from another file (`mod name;`) is not allowed",
+                    "Write the module inline: `mod name { ... }`.",
+                )
+            elif kind == "impl_item":
+                yield from self._impl(node)
+
+    def _unsafe(self, node: tree_sitter.Node) -> Refusal:
+        return self.src.refuse(
+            node,
+            "rust/unsafe",
+            "`unsafe` is not allowed: it reaches outside what the tests can observe",
+            "Use safe code only.",
+        )
+
+    def _extern(self, node: tree_sitter.Node) -> Refusal:
+        return self.src.refuse(
+            node,
+            "rust/extern",
+            "`extern` (foreign functions, ABIs, `extern crate`) is not allowed",
+            "Use the standard library and the provided crates through `use`.",
+        )
+
+    def _attribute(self, node: tree_sitter.Node) -> Iterator[Refusal]:
+        attr = next((c for c in node.named_children if c.type == "attribute"), None)
+        if attr is None or not attr.named_children:
+            return
+        name = "::".join(self._segments(attr.named_children[0]))
+        args = attr.child_by_field_name("arguments")
+        value = attr.child_by_field_name("value")
+        hint = (
+            f"Allowed: #[derive({_hint_list(DERIVES)})], lint levels (#[allow(..)] and the "
+            f"like), and #[{_hint_list(_PLAIN_ATTRIBUTES, '{}')}]; at the top of the code "
+            "(#![..]) only lint levels."
+        )
+        if name in _LINTS:
+            return
+        if node.type == "inner_attribute_item" or name not in _PLAIN_ATTRIBUTES | {"derive"}:
+            yield self.src.refuse(
+                node, "rust/attribute", f"the attribute `{name}` is not allowed here", hint
+            )
+            return
+        tokens = [*(leaves(args) if args else []), *(leaves(value) if value else [])]
+        if any(t.type == "!" for t in tokens):
+            yield self.src.refuse(
+                node, "rust/attribute", "a macro inside an attribute is not allowed", hint
+            )
+        if name == "derive" and args is not None:
+            for token in tokens:
+                if token.type == "identifier" and _name(self.src.text(token)) not in DERIVES:
+                    yield self.src.refuse(
+                        node,
+                        "rust/attribute",
+                        f"deriving `{self.src.text(token)}` is not allowed here",
+                        hint,
+                    )
+
+    def _macro(self, node: tree_sitter.Node, segments: Sequence[str]) -> Iterator[Refusal]:
+        if not segments:
+            return
+        name = segments[-1]
+        qualified_elsewhere = len(segments) > 1 and segments[0] not in _ROOTS
+        if name not in MACROS or qualified_elsewhere:
+            yield self.src.refuse(
+                node,
+                "rust/macro",
+                f"the macro `{'::'.join(segments)}!` is not allowed here",
+                f"Allowed macros: {_hint_list(MACROS, '{}!')}.",
+            )
+
+    def _tokens(self, tree: tree_sitter.Node) -> Iterator[Refusal]:
+        """A macro's argument tokens: expression keywords, allowed paths and macros only."""
+        tokens = leaves(tree)
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            kind = token.type
+            lifetime = i > 0 and tokens[i - 1].type == "'"
+            if kind == "string_content":
+                # Format strings capture names: `format!("{CASES:?}")` reads a constant.
+                for name in _CAPTURED.findall(self.src.text(token).replace("{{", "")):
+                    if name in self.test_values:
+                        yield self._test_item(token, name)
+            elif kind == "#":
+                yield self.src.refuse(
+                    token,
+                    "rust/attribute",
+                    "an attribute inside a macro argument is not allowed",
+                    "Put attributes on items outside the macro call.",
+                )
+            elif kind == "unsafe":
+                yield self._unsafe(token)
+            elif kind == "extern":
+                yield self._extern(token)
+            elif kind == "macro_rules!":
+                yield self.src.refuse(
+                    token, "rust/macro-definition", "`macro_rules!` is not allowed here"
+                )
+            elif (
+                not token.is_named
+                and kind.isidentifier()
+                and kind not in _TOKEN_KEYWORDS
+                and kind != "_"
+                and not lifetime
+            ):
+                yield self.src.refuse(
+                    token,
+                    "rust/macro-argument",
+                    f"`{kind}` inside a macro argument is not allowed",
+                    "Macro arguments hold expressions; define items outside the call.",
+                )
+            if kind in (*_PATH_TOKENS, "::"):
+                segments, i = _token_path(self.src, tokens, i)
+                after = tokens[i].type if i < len(tokens) else ""
+                follows = tokens[i + 1].type if i + 1 < len(tokens) else ""
+                if after == "!" and follows in ("(", "[", "{") and segments:
+                    yield from self._macro(token, segments)
+                else:
+                    yield from self._refuse_path(token, segments)
+                continue
+            i += 1
+
+    def _use(self, node: tree_sitter.Node) -> Iterator[Refusal]:
+        argument = node.child_by_field_name("argument")
+        if argument is None:
+            return
+        for path, binding, renamed, at in _use_paths(self.src, argument, []):
+            root = path[0] if path else ""
+            if root in _ROOTS and len(path) < 2:
+                yield self.src.refuse(
+                    at,
+                    "rust/path",
+                    f"importing the root `{root}` itself is not allowed (it would name "
+                    "every module under another name)",
+                    self.policy.path_hint(),
+                )
+            yield from self._refuse_path(at, path)
+            if binding is None:
+                continue
+            from_library = root in _ROOTS or root in self.policy.crates
+            if binding in self.protected and (renamed or not from_library):
+                yield self._shadowing(at, f"`use ... as {binding}`" if renamed else f"`{binding}`")
+            if binding == self.entry:
+                yield self.src.refuse(
+                    at,
+                    "rust/signature",
+                    f"the entry point `{binding}` must be the function itself, not an import",
+                    f"Define `{self.declared}`.",
+                )
+
+    def _shadowing(self, node: tree_sitter.Node, what: str) -> Refusal:
+        return self.src.refuse(
+            node,
+            "rust/shadowing",
+            f"{what} would replace a name the tests use from the standard library, the "
+            "prelude or the declaration (the tests import the program's names with "
+            "`use super::*`)",
+            "Give your item another name.",
+        )
+
+    # -- impls ------------------------------------------------------------------------------
+
+    def _head(self, node: tree_sitter.Node | None) -> str | None:
+        """The named type at the head of a type (``&mut Vec<T>`` is ``Vec``)."""
+        while node is not None:
+            if node.type in ("reference_type", "pointer_type", "generic_type"):
+                node = node.child_by_field_name("type")
+            elif node.type in ("dynamic_type", "abstract_type"):
+                node = node.child_by_field_name("trait")
+            elif node.type == "scoped_type_identifier":
+                return _name(self.src.text(node.child_by_field_name("name")))
+            elif node.type == "type_identifier":
+                return _name(self.src.text(node))
+            else:
+                return None
+        return None
+
+    def _impl(self, node: tree_sitter.Node) -> Iterator[Refusal]:
+        trait_node = node.child_by_field_name("trait")
+        if trait_node is None:
+            return
+        trait = self._head(trait_node)
+        self_type = node.child_by_field_name("type")
+        head = self._head(self_type)
+        params = self._idents(node.child_by_field_name("type_parameters"))
+        own = set(self.types) | self.traits
+        if trait in self.traits and (head in params or head not in own):
+            yield self.src.refuse(
+                node,
+                "rust/foreign-impl",
+                f"the program's trait `{trait}` may only be implemented for types the program "
+                "defines: on other types its methods would take the place of the ones the "
+                "tests call",
+                "Implement it for your own struct or enum, or write a function.",
+            )
+        if trait not in JUDGING_TRAITS and trait not in ("Iterator", "DoubleEndedIterator"):
+            return
+        seen = (self._idents(trait_node) | self._idents(self_type)) & self.exposed()
+        if not seen:
+            return
+        if trait in JUDGING_TRAITS:
+            yield self.src.refuse(
+                node,
+                "rust/judging-impl",
+                f"a hand-written `{trait}` for `{sorted(seen)[0]}`, a type the tests see, "
+                "would decide the tests' own comparisons or arithmetic",
+                f"Derive it (`#[derive({trait})]`) where it can be derived, or return a "
+                "standard type.",
+            )
+            return
+        body = node.child_by_field_name("body")
+        for item in body.named_children if body is not None else []:
+            name = self._item_name(item) if item.type == "function_item" else ""
+            if name and name not in _ITERATOR_METHODS:
+                yield self.src.refuse(
+                    item,
+                    "rust/judging-impl",
+                    f"an iterator the tests see may not redefine `{name}` (its provided "
+                    "version is what the tests rely on)",
+                    f"Define only {_hint_list(_ITERATOR_METHODS, '`{}`')}.",
+                )
+
+    def exposed(self) -> set[str]:
+        """The program's types and traits the tests see.
+
+        Those the tests name, and those reachable from the signatures of the functions
+        the tests call, from the fields of what is reachable, and from its impls.
+        """
+        if self._exposed is not None:
+            return self._exposed
+        named = self.test_uses
+        functions = {
+            self._item_name(i): i for i in self.src.root.named_children if i.type == "function_item"
+        }
+        known = set(self.types) | set(self.aliases) | self.traits
+        impls: dict[str, list[tree_sitter.Node]] = {}
+        for node in walk(self.src.root, lambda n: n.type in _PRUNE):
+            if node.type == "impl_item":
+                head = self._head(node.child_by_field_name("type")) or ""
+                impls.setdefault(head, []).append(node)
+        signatures = [functions[n] for n in (named | {self.entry or ""}) & set(functions)]
+        exposed: set[str] = set()
+        todo = list(named & known)
+        while signatures or todo:
+            reach: set[str] = set()
+            for fn in signatures:
+                idents, opaque = self._signature_idents(fn)
+                if opaque:
+                    # `impl Trait` and `dyn Trait` hide which of the program's types the
+                    # tests get: all of them count.
+                    self._exposed = known
+                    return known
+                reach |= idents
+            signatures = []
+            todo.extend((reach & known) - exposed)
+            while todo:
+                name = todo.pop()
+                if name in exposed:
+                    continue
+                exposed.add(name)
+                item = self.types.get(name) or self.aliases.get(name)
+                found = self._idents(item) if item is not None else set()
+                # Its methods, those of its impls and those its traits provide.
+                bodies = [i.child_by_field_name("body") for i in impls.get(name, [])]
+                bodies += [i.child_by_field_name("body") for i in self.trait_items.get(name, [])]
+                for impl in impls.get(name, []):
+                    found.add(self._head(impl.child_by_field_name("trait")) or "")
+                for body in bodies:
+                    for member in body.named_children if body is not None else []:
+                        if member.type in ("function_item", "function_signature_item"):
+                            signatures.append(member)
+                        elif member.type in ("type_item", "associated_type"):
+                            found |= self._idents(member)
+                todo.extend((found & known) - exposed)
+        self._exposed = exposed
+        return exposed
+
+    def _signature_idents(self, fn: tree_sitter.Node) -> tuple[set[str], bool]:
+        """The names in a function's signature, and whether it has an opaque type."""
+        parts = [
+            fn.child_by_field_name(f) for f in ("type_parameters", "parameters", "return_type")
+        ]
+        parts += [c for c in fn.named_children if c.type == "where_clause"]
+        idents: set[str] = set()
+        opaque = False
+        for part in parts:
+            if part is None:
+                continue
+            idents |= self._idents(part)
+            opaque = opaque or any(n.type in _OPAQUE for n in walk(part))
+        return idents, opaque
+
+    # -- items and the declared signature -------------------------------------------------
+
+    def _item_names(self) -> Iterator[Refusal]:
+        for item in self.items:
+            name = self._item_name(item)
+            if name in self.protected:
+                yield self._shadowing(item, f"`{_ITEM_WORDS[item.type]} {name}`")
+            elif name == self.entry and item.type != "function_item":
+                yield self.src.refuse(
+                    item,
+                    "rust/signature",
+                    f"the entry point `{name}` must be a function",
+                    f"Define `{self.declared}`.",
+                )
+
+    def _signature(self) -> Iterator[Refusal]:
+        if not self.entry:
+            return
+        for node in self.src.root.named_children:
+            if node.type == "function_item" and self._item_name(node) == self.entry:
+                found = _rust_signature(self.src, node)
+                if found != self.declared:
+                    yield self.src.refuse(
+                        node,
+                        "rust/signature",
+                        f"the entry point must keep its declared signature `{self.declared}`, "
+                        f"not `{found}`",
+                        "Keep the declared parameter and return types.",
+                    )
+
+
+@functools.lru_cache(maxsize=256)
+def _test_facts(test: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The test code's top-level item names, those that are values, and every name it uses.
+
+    Cached: the samples of one problem share their tests.
+    """
+    src = Source(GRAMMAR, test)
+    items = [n for n in src.root.named_children if n.type in _ITEMS]
+    names = frozenset(_name(src.text(n.child_by_field_name("name"))) for n in items)
+    values = frozenset(
+        _name(src.text(n.child_by_field_name("name")))
+        for n in items
+        if n.type in ("function_item", "const_item", "static_item")
+    )
+    used = frozenset(_name(src.text(n)) for n in leaves(src.root) if n.type in _IDENTS)
+    return names, values, used
+
+
+@functools.lru_cache(maxsize=256)
+def _declaration_facts(declaration: str) -> tuple[str | None, str, frozenset[str]]:
+    """The declared entry point's name and signature, and the names its header imports."""
+    if not declaration:
+        return None, "", frozenset()
+    decl = Source(GRAMMAR, declaration.rstrip() + "\n}\n")
+    functions = [n for n in decl.root.named_children if n.type == "function_item"]
+    entry, signature = None, ""
+    if functions:
+        entry = _name(decl.text(functions[-1].child_by_field_name("name")))
+        signature = _rust_signature(decl, functions[-1])
+    header: set[str] = set()
+    for node in decl.root.named_children:
+        argument = node.child_by_field_name("argument") if node.type == "use_declaration" else None
+        if argument is not None:
+            header |= {b for _, b, _, _ in _use_paths(decl, argument, []) if b}
+    return entry, signature, frozenset(header)
+
+
+def _module_items(root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The items of the crate root and of its inline modules (not those inside functions)."""
+    out = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().named_children:
+            if child.type in _ITEMS:
+                out.append(child)
+            body = child.child_by_field_name("body") if child.type == "mod_item" else None
+            if body is not None:
+                stack.append(body)
+    return out
+
+
+def _inner_path(node: tree_sitter.Node) -> bool:
+    """Whether a path node is the prefix of a longer path (only whole paths are checked)."""
+    parent = node.parent
+    while parent is not None and parent.type == "generic_type":
+        node, parent = parent, parent.parent
+    if parent is None or parent.type not in _PATHS:
+        return False
+    prefix = parent.child_by_field_name("path")
+    return prefix is not None and prefix.id == node.id
+
+
+def _token_path(src: Source, tokens: list[tree_sitter.Node], i: int) -> tuple[list[str], int]:
+    """The path of tokens starting at ``i`` (``::std::fs::read``), and the index after it.
+
+    The index always moves on (a lone ``::`` is skipped).
+    """
+    segments: list[str] = []
+    if tokens[i].type == "::":
+        i += 1
+    while i < len(tokens) and tokens[i].type in _PATH_TOKENS:
+        segments.append(_name(src.text(tokens[i])))
+        i += 1
+        if i + 1 < len(tokens) and tokens[i].type == "::" and tokens[i + 1].type in _PATH_TOKENS:
+            i += 1
+            continue
+        break
+    return segments, i
+
+
+def _path_segments(src: Source, node: tree_sitter.Node | None) -> list[str]:
+    """The segments of a path node (``::std::fs::read`` is ``[std, fs, read]``)."""
+    out: list[str] = []
+    while node is not None and node.type in (*_PATHS, "generic_type"):
+        if node.type == "generic_type":
+            node = node.child_by_field_name("type")
+            continue
+        out.append(_name(src.text(node.child_by_field_name("name"))))
+        node = node.child_by_field_name("path")
+    if node is not None:
+        out.append("<>" if node.type == "bracketed_type" else _name(src.text(node)))
+    return out[::-1]
+
+
+def _use_paths(
+    src: Source, node: tree_sitter.Node, prefix: list[str]
+) -> Iterator[tuple[list[str], str | None, bool, tree_sitter.Node]]:
+    """A use tree flattened: (path, the name it binds or None for a glob, renamed, node)."""
+    kind = node.type
+    if kind == "use_as_clause":
+        path = prefix + _path_segments(src, node.child_by_field_name("path"))
+        if path and path[-1] == "self":
+            path = path[:-1]
+        yield path, _name(src.text(node.child_by_field_name("alias"))), True, node
+    elif kind == "use_wildcard":
+        inner = node.named_children[0] if node.named_children else None
+        yield prefix + (_path_segments(src, inner) if inner is not None else []), None, False, node
+    elif kind == "scoped_use_list":
+        inner = node.child_by_field_name("path")
+        path = prefix + (_path_segments(src, inner) if inner is not None else [])
+        listed = node.child_by_field_name("list")
+        for child in listed.named_children if listed is not None else []:
+            yield from _use_paths(src, child, path)
+    elif kind == "use_list":
+        for child in node.named_children:
+            yield from _use_paths(src, child, prefix)
+    else:
+        path = prefix + _path_segments(src, node)
+        if path and path[-1] == "self":
+            path = path[:-1]
+        yield path, (path[-1] if path else None), False, node
+
+
+def _rust_signature(src: Source, fn: tree_sitter.Node) -> str:
+    """A function's signature without names, lifetimes, comments or layout."""
+    skip = COMMENTS | {"lifetime", "lifetime_parameter"}
+
+    def norm(node: tree_sitter.Node | None) -> str:
+        return " ".join(src.text(t) for t in leaves(node, skip)) if node is not None else ""
+
+    params = fn.child_by_field_name("parameters")
+    types = []
+    for param in params.named_children if params is not None else []:
+        if param.type == "parameter":
+            types.append(norm(param.child_by_field_name("type")))
+        elif param.type in ("self_parameter", "variadic_parameter"):
+            types.append(norm(param))
+    generics = fn.child_by_field_name("type_parameters")
+    kept = (
+        [norm(p) for p in generics.named_children if p.type != "lifetime_parameter"]
+        if generics
+        else []
+    )
+    where = " ".join(norm(c) for c in fn.named_children if c.type == "where_clause")
+    modifiers = next((c for c in fn.children if c.type == "function_modifiers"), None)
+    is_async = "async " if modifiers is not None and "async" in src.text(modifiers) else ""
+    name = _name(src.text(fn.child_by_field_name("name")))
+    generic_text = f"<{', '.join(kept)}>" if kept else ""
+    returns = norm(fn.child_by_field_name("return_type")) or "()"
+    text = f"{is_async}fn {name}{generic_text}({', '.join(types)}) -> {returns}"
+    return f"{text} {where}" if where else text
+
+
 class RustLanguage(TreeSitterLanguage):
     """Rust with the sandbox's ``rustc`` (edition 2021, ``-O``).
 
@@ -501,6 +1237,7 @@ class RustLanguage(TreeSitterLanguage):
         self._rustc = rustc
         names = DEFAULT_RUST_CRATES if crates is None else crates
         self.crates = tuple(sorted(c.replace("-", "_") for c in names))
+        self.code_policy = RustCodePolicy(self.crates)
 
     def toolchain(self) -> str:
         """The host's rustc version and built crates (for ``verifiers doctor``)."""
@@ -515,6 +1252,18 @@ class RustLanguage(TreeSitterLanguage):
             names = [name for name, _ in rust_test_functions(spec.test)]
             spec = spec.model_copy(update={"test_names": names})
         return spec
+
+    def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
+        """Function-style tasks: the code policy's refusal (failed, a suspected hack), or None.
+
+        Their tests share the binary with the program, so the program may not use what
+        would reach the harness (see :class:`RustCodePolicy`). stdin/stdout programs are
+        judged on their output alone and are not restricted.
+        """
+        if not isinstance(spec, AssertScriptTests):
+            return None
+        refusal = self.code_policy.check(code, spec.test, spec.declaration)
+        return refusal.outcome() if refusal is not None else None
 
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
@@ -539,12 +1288,12 @@ class RustLanguage(TreeSitterLanguage):
             functions = rust_test_functions(spec.test)
             table = ",\n        ".join(
                 f'("{path}", {"true" if panics else "false"}, '
-                f"|| __vf_harness::Outcome::failure({path}()))"
+                f"|| {_HARNESS_MODULE}::Outcome::failure({path}()))"
                 for path, panics in functions
             )
             source = (
                 f"{_without_main(code)}\n\n{_callable_tests(spec.test)}\n{_HARNESS}\n"
-                f"fn main() {{\n    __vf_harness::run(&[\n        {table}\n    ]);\n}}\n"
+                f"fn main() {{\n    {_HARNESS_MODULE}::run(&[\n        {table}\n    ]);\n}}\n"
             )
             cfg = ("--cfg", "test")
             for index in selected:
@@ -670,10 +1419,11 @@ def _cases() -> list[Case]:
                 ONE_TEST,
                 Status.OUTPUT_LIMIT,
             ),
+            # Refused by the code policy before it is built (failed, a suspected hack).
             "early_exit:process::exit(0) in the function": (
                 "fn add(a: i32, b: i32) -> i32 {\n    std::process::exit(0)\n}",
                 _RS_ADD,
-                Status.RUNTIME_ERROR,
+                Status.FAILED,
             ),
             "kill_self:abort": (
                 "fn main() {\n    std::process::abort();\n}",
