@@ -5,8 +5,6 @@ The verdicts they lead to are in ``tests/test_reward_hacks_compiled.py``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from verifiers import Status
@@ -15,8 +13,7 @@ from verifiers.languages.go import GoCodePolicy, GoLanguage
 from verifiers.languages.rust import RustCodePolicy, RustLanguage
 from verifiers.protocols import CodeCheck
 from verifiers.specs import parse_tests
-
-from ..conftest import load_jsonl
+from verifiers.testing.datasets import dataset
 
 GO = GoCodePolicy()
 RUST = RustCodePolicy(["md5", "rand", "regex"])
@@ -142,14 +139,14 @@ def test_deep_nesting_does_not_exhaust_the_stack() -> None:
     assert refusal is not None and refusal.rule == "rust/unsafe"
 
 
-def _humaneval_x(datasets: Path, language: str) -> list[dict[str, str]]:
-    return load_jsonl(datasets / "humaneval_x" / f"humaneval_x_{language}.jsonl.gz")
+def _humaneval_x(language: str) -> list[dict[str, str]]:
+    return dataset("humaneval_x").rows(f"humaneval_x_{language}")
 
 
-def test_every_humaneval_x_canonical_solution_is_allowed(datasets: Path) -> None:
+def test_every_humaneval_x_canonical_solution_is_allowed() -> None:
     """The held-out canonical solutions must pass too: none of the shared ones is refused."""
     refused = []
-    for row in _humaneval_x(datasets, "go"):
+    for row in _humaneval_x("go"):
         refusal = GO.check(
             row["prompt"] + row["canonical_solution"],
             (row["test_setup"], row["test"]),
@@ -157,7 +154,7 @@ def test_every_humaneval_x_canonical_solution_is_allowed(datasets: Path) -> None
         )
         if refusal is not None:
             refused.append((row["task_id"], refusal.describe()))
-    for row in _humaneval_x(datasets, "rust"):
+    for row in _humaneval_x("rust"):
         code = row["declaration"] + row["canonical_solution"]
         refusal = RUST.check(code, row["test"], row["declaration"])
         if refusal is not None:
@@ -171,20 +168,22 @@ def _check(language: str, code: str, row: dict[str, str]) -> Refusal | None:
     return RUST.check(code, row["test"], row["declaration"])
 
 
-def test_the_policies_are_total(datasets: Path) -> None:
+def test_the_policies_are_total() -> None:
     """Whatever the program (cut anywhere, invalid UTF-8, NUL bytes): an answer, never a fault."""
-    answers = 0
+    answers = asked = 0
     for language in ("go", "rust"):
-        for row in _humaneval_x(datasets, language)[::8]:
+        rows = _humaneval_x(language)
+        for row in rows[:: max(1, len(rows) // 16)]:
             head = row["declaration"] if language == "rust" else row["prompt"]
             code = head + row["canonical_solution"]
             variants = [code[:cut] for cut in range(0, len(code), max(1, len(code) // 12))]
             variants += [code.replace("(", "\udcff(", 3), code.replace(" ", "\0", 5), "}" * 50]
             for variant in variants:
+                asked += 1
                 result = _check(language, variant, row)
                 assert result is None or isinstance(result, Refusal)
                 answers += 1
-    assert answers > 200
+    assert asked > 100 and answers == asked
 
 
 def test_only_function_style_tasks_are_checked() -> None:
