@@ -30,6 +30,7 @@ from verifiers.testing.hostile import HOSTILE, Hostile
 
 from ..conftest import need
 from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
+from .test_isolation import MEDDLE, SUM, THREADS
 
 CASES = [(lang, case) for lang, table in case_tables().items() for case in table]
 # The whole battery in Python and JavaScript; in Go and Rust (which compile every attack
@@ -273,3 +274,19 @@ def test_a_second_image_build_is_cached() -> None:
     report = images.build(offline=True, log=lambda _: None)
     assert report.seconds == {}, f"rebuilt {sorted(report.seconds)}: the images were not current"
     assert time.monotonic() - started < 60
+
+
+def test_a_program_cannot_change_a_pooled_containers_supervisor() -> None:
+    rt = DockerRuntime(image=DEFAULT_IMAGE, pool_size=1)
+    verdict = rt.check()
+    need(verdict.available, f"the docker runtime is unavailable: {verdict.detail}")
+    try:
+        meddler = verifiers.score("python", MEDDLE, SUM, runtime=rt)
+        assert meddler.status is Status.PASSED, meddler.feedback
+        assert "prlimit 1" in meddler.tests[0].stderr  # EPERM: the supervisor is another uid
+        time.sleep(1.0)  # the reset runs after the result is out
+        after = verifiers.score("python", THREADS, SUM, runtime=rt, limits={"timeout_s": 10})
+        assert after.status is Status.PASSED, after.feedback
+        assert rt.stats["reused"] >= 1 and rt.stats["discarded"] == 0, rt.stats
+    finally:
+        verifiers.close_idle_sandboxes()

@@ -130,6 +130,14 @@ def limit_outcome(
             Status.OUTPUT_LIMIT,
             f"wrote more than {limits.max_output_bytes} bytes to {proc.output_exceeded}",
         )
+    # Before the clock: a program whose processes the kernel killed for memory went over
+    # its memory, whatever it did afterwards.
+    if proc.oom_killed:
+        return TestOutcome(
+            Status.MEMORY_LIMIT,
+            f"the sandbox ran out of memory (its processes and scratch files together may use "
+            f"{limits.memory_mb} MB and the sandbox's overhead)",
+        )
     if proc.timed_out:
         return TestOutcome(Status.TIMEOUT, f"killed after {limits.timeout_s:g}s of wall time")
     cpu_limit = limits.step_limits().cpu_s
@@ -140,12 +148,6 @@ def limit_outcome(
     error = by_event.get("error") or {}
     if proc.signal == signal.SIGXFSZ or "File too large" in str(error.get("message", "")):
         return TestOutcome(Status.OUTPUT_LIMIT, f"wrote a file larger than {limits.max_file_mb} MB")
-    if proc.oom_killed:
-        return TestOutcome(
-            Status.MEMORY_LIMIT,
-            f"the sandbox ran out of memory (its processes and scratch files together may use "
-            f"{limits.memory_mb} MB and the sandbox's overhead)",
-        )
     memory_text = any(marker in proc.stderr for marker in memory_markers)
     near_limit = proc.max_rss_mb is not None and proc.max_rss_mb >= 0.9 * limits.memory_mb
     crashed = proc.signal in _CRASH_SIGNALS or (proc.exit_code not in (0, None))

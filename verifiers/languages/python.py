@@ -215,6 +215,8 @@ class PythonLanguage:
             its tests import them) so that forked tests share them.
     """
 
+    #: Python distributions its programs (or its harness) import in the sandbox.
+    python_packages = ("numpy", "scipy", "sympy", "sortedcontainers")
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
     case_kinds = CASE_KINDS
 

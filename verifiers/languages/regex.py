@@ -63,6 +63,8 @@ def unwrap(text: str) -> str:
 class RegexLanguage:
     """Regular expressions in several flavours."""
 
+    #: Python distributions its programs (or its harness) import in the sandbox.
+    python_packages = ("regex", "google-re2")
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
     case_kinds = PATTERN_KINDS
 

@@ -201,6 +201,8 @@ def _diff(expected: list[Any], actual: list[Any]) -> str:
 class SqlLanguage:
     """SQL queries on SQLite (default), DuckDB or PostgreSQL."""
 
+    #: Python distributions its programs (or its harness) import in the sandbox.
+    python_packages = ("duckdb", "psycopg", "psycopg-binary")
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
     case_kinds = QUERY_KINDS
 

@@ -45,6 +45,7 @@ from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from verifiers import registry
 from verifiers._async import in_engine, on_shutdown, run_in_thread
 from verifiers.errors import RuntimeUnavailableError, SandboxError
 from verifiers.limits import MIB, SANDBOX_OVERHEAD_PIDS, SHM_MB, Limits
@@ -60,6 +61,7 @@ from verifiers.runtimes.base import (
     join_inside,
     sandbox_environment,
 )
+from verifiers.runtimes.python_env import SandboxPython, discover
 from verifiers.runtimes.seccomp import seccomp_program
 
 log = logging.getLogger("verifiers.runtimes.local")
@@ -87,29 +89,6 @@ _INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
     "bubblewrap; Arch: pacman -S bubblewrap)"
 )
-
-
-def _python_paths(executable: str) -> list[str]:
-    """Host directories the interpreter needs: its prefixes and the directories of its binary."""
-    exe = os.path.abspath(executable)
-    if os.path.realpath(exe) == os.path.realpath(sys.executable):
-        prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    else:
-        out = subprocess.run(
-            [
-                exe,
-                "-c",
-                "import sys, json; print(json.dumps([sys.prefix, sys.base_prefix,"
-                " sys.exec_prefix, sys.base_exec_prefix]))",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        prefixes = set(json.loads(out.stdout))
-    paths = {*prefixes, os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
-    return _outermost(p for p in paths if p and os.path.isdir(p))
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
@@ -151,6 +130,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         supervisor_uid: With root, the uid of every sandbox's supervisor (the agent).
         judge_uid: With root, the uid of trusted test code (judges).
         extra_ro_paths: More host directories to expose read-only.
+        python_packages: More Python distributions programs may import (besides those the
+            registered languages offer: ``python_packages`` of each language), with what
+            they require.
         start_timeout_s: How long a sandbox may take to start.
         warm: Keep sandboxes between programs that allow it (see
             :attr:`~verifiers.program.Program.files_in_memory`): a used sandbox is
@@ -180,6 +162,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         supervisor_uid: int = 2_999_998,
         judge_uid: int = 2_999_999,
         extra_ro_paths: Sequence[str] = (),
+        python_packages: Sequence[str] = (),
         start_timeout_s: float = 30.0,
         warm: bool = True,
         max_idle: int | None = None,
@@ -203,7 +186,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self.extra_ro_paths = tuple(extra_ro_paths)
         self.start_timeout_s = start_timeout_s
         self._availability = AvailabilityCheck(self._run_probe)
-        self._python_paths: list[str] | None = None
+        self._python_env: SandboxPython | None = None
+        self.python_packages = tuple(python_packages)
         self._agent = agent_source()
         self.warm = warm
         self.seccomp = seccomp
@@ -480,10 +464,26 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         await asyncio.gather(*(s.close() for _, _, s in idle), return_exceptions=True)
         cgroups_module.tidy()
 
-    def _interpreter_paths(self) -> list[str]:
-        if self._python_paths is None:
-            self._python_paths = _python_paths(self.python)
-        return self._python_paths
+    def sandbox_python(self) -> SandboxPython:
+        """What sandboxes see of the interpreter (see :mod:`verifiers.runtimes.python_env`).
+
+        Itself, its standard library, and the packages the registered languages offer to
+        programs (and ``python_packages``), with what they require: nothing else.
+
+        Raises:
+            SandboxError: The interpreter could not be asked where its parts are.
+        """
+        if self._python_env is None:
+            wanted = set(self.python_packages)
+            for name in registry.language_names():
+                wanted.update(getattr(registry.get_language(name), "python_packages", ()))
+            try:
+                self._python_env = discover(self.python, wanted)
+            except (OSError, subprocess.SubprocessError, ValueError) as err:
+                raise SandboxError(
+                    f"could not inspect the interpreter {self.python}: {err}"
+                ) from err
+        return self._python_env
 
     def _bwrap_args(
         self,
@@ -521,10 +521,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 args += ["--symlink", os.readlink(link), link]
             elif os.path.isdir(link):
                 args += ["--ro-bind", link, link]
-        ro = _outermost([*self._interpreter_paths(), *program.host_paths, *self.extra_ro_paths])
+        env = self.sandbox_python()
+        ro = _outermost([*env.binds, *program.host_paths, *self.extra_ro_paths])
+        entries = env.entries
         # Directories bubblewrap creates on the way to a mount point would be
         # private to root: create them world-traversable first.
-        targets = [*ro, *_ETC_FILES, *(dest for _, dest in data_fds)]
+        targets = [*ro, *_ETC_FILES, *(dest for _, dest in data_fds), *env.hidden, *entries]
+        targets += [link for link, _ in env.links]
         if memory_view:
             targets.append(cgroups_module.MEMORY_VIEW)
         parents = {os.path.dirname(p) for p in targets}
@@ -534,6 +537,13 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             args += ["--ro-bind-try", etc, etc]
         for host_path in ro:
             args += ["--ro-bind", host_path, host_path]
+        # The interpreter's own site-packages hidden, then only the offered packages on it.
+        for hidden in env.hidden:
+            args += ["--perms", "0755", "--tmpfs", hidden]
+        for entry in entries:
+            args += ["--ro-bind", entry, entry]
+        for link, target in env.links:
+            args += ["--symlink", target, link]
         for fd, dest in data_fds:
             args += ["--perms", "0444", "--ro-bind-data", str(fd), dest]
         if memory_view:
