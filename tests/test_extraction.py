@@ -252,6 +252,19 @@ OTHER_LANGUAGES = [
         "\tfmt.Scan(&a, &b)\n\tfmt.Println(a + b)\n}\n",
     ),
     (
+        # An import with a name (three words) is code, not a sentence.
+        "go",
+        'My answer:\n\nimport str "strings"\n\nfunc Up(s string) string {\n'
+        "\treturn str.ToUpper(s)\n}\n\nIt upper-cases.",
+        'import str "strings"\n\nfunc Up(s string) string {\n\treturn str.ToUpper(s)\n}\n',
+    ),
+    (
+        "javascript",
+        "Using the module:\n\nimport fs from 'fs';\nconsole.log(fs.readFileSync(0, 'utf8'));\n"
+        "\nDone.",
+        "import fs from 'fs';\nconsole.log(fs.readFileSync(0, 'utf8'));\n",
+    ),
+    (
         "rust",
         "Here's the Rust code:\n\nuse std::io::Read;\n\n"
         "fn main() {\n    let mut s = String::new();\n"

@@ -390,8 +390,10 @@ _SQL_START = re.compile(
     r"|VACUUM|ANALYZE|SHOW|DESCRIBE|TRUNCATE)[A-Z]*(?!\w)"
 )
 _SQL_LOWER = re.compile(r"(?:select|with)\s.*\bfrom\b", re.IGNORECASE)
+# Python's imports, Go's (`import name "path"`) and JavaScript's (`import x from "m"`).
 _IMPORT = re.compile(
-    r"(?:import [\w.]+(?: as \w+)?(?:, ?[\w.]+(?: as \w+)?)*|from [\w.]+ import .+)$"
+    r"(?:import [\w.]+(?: as \w+)?(?:, ?[\w.]+(?: as \w+)?)*|from [\w.]+ import .+"
+    r"|import (?:[\w.]+ )?\"[^\"\s]*\"|import [\w$]+ from ([\"'])[^\"'\s]*\1;?)$"
 )
 # `name = ...`, `a, b = ...`, `x[i] += ...`, `x := ...`
 _ASSIGNMENT = re.compile(
