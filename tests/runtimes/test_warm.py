@@ -6,6 +6,8 @@ Every test here runs real programs through ``verifiers.score`` on a private
 
 from __future__ import annotations
 
+import threading
+
 import verifiers
 from verifiers import Status
 from verifiers.runtimes import LocalRuntime
@@ -155,4 +157,37 @@ def test_host_paths_under_tmp_do_not_spoil_the_sandbox(tmp_path: object) -> None
         after = score(ADD, seen, rt)
         assert after.status is Status.PASSED, after.feedback
     assert rt.warm_stats == {"started": 1, "reused": 3, "discarded": 0}
+    verifiers.close_idle_sandboxes()
+
+
+def test_more_programs_than_sandboxes_being_reset_all_get_one() -> None:
+    """Programs arriving while sandboxes reset: each reset serves one, the rest start their own.
+
+    Two programs leave two sandboxes resetting; three arrive at once. None may wait forever
+    (each finished reset wakes every waiter of its key, and no more programs wait than
+    sandboxes are resetting), and the third starts a sandbox instead of waiting.
+    """
+    rt = LocalRuntime(max_idle=4)
+
+    def programs(n: int, tag: str) -> list[dict[str, object]]:
+        # Distinct programs (a comment), so that deduplication runs each one.
+        return [
+            {"language": "python", "completion": f"{ADD}# {tag} {k}\n", "tests": ADD_TESTS}
+            for k in range(n)
+        ]
+
+    first = verifiers.score_batch(programs(2, "first"), runtime=rt, max_concurrency=2)
+    assert [r.status for r in first] == [Status.PASSED] * 2
+    assert rt.warm_stats["started"] == 2
+    again = programs(3, "again")
+    done: list[list[verifiers.Result]] = []
+    worker = threading.Thread(
+        target=lambda: done.append(verifiers.score_batch(again, runtime=rt, max_concurrency=3))
+    )
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "a program waited for a warm sandbox forever"
+    assert [r.status for r in done[0]] == [Status.PASSED] * 3
+    assert rt.warm_stats["started"] == 3
+    assert rt.warm_stats["reused"] == 2
     verifiers.close_idle_sandboxes()

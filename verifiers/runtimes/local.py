@@ -198,7 +198,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._trim_handle: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         self._resetting: dict[_WarmKey, int] = {}
-        self._waiters: list[asyncio.Future[None]] = []
+        #: Programs waiting for a sandbox being reset, by key: no more than are resetting.
+        self._waiters: dict[_WarmKey, list[asyncio.Future[None]]] = {}
         self._shutdown_hook = False
         #: Counters of the warm pool: started, reused, discarded (with reasons in the log).
         self.warm_stats = {"started": 0, "reused": 0, "discarded": 0}
@@ -345,16 +346,18 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
+        waiting = self._waiters.setdefault(key, [])
         while True:
             session = self._pop_idle(key)
-            if session is None and self._resetting.get(key):
+            # A sandbox being reset comes back in a millisecond or two: wait for one, if
+            # not every one of them is already promised to an earlier waiter.
+            if session is None and len(waiting) < self._resetting.get(key, 0):
                 waiter = asyncio.get_running_loop().create_future()
-                self._waiters.append(waiter)
+                waiting.append(waiter)
                 try:
                     await waiter
                 finally:
-                    if waiter in self._waiters:
-                        self._waiters.remove(waiter)
+                    waiting.remove(waiter)
                 continue
             if session is None:
                 break
@@ -399,10 +402,11 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             await self._reset_once(session, key)
         finally:
             self._resetting[key] -= 1
-            for waiter in self._waiters:
+            # Every waiter of the key looks again: one takes the sandbox (if it came back
+            # clean), the others wait for another reset or start a sandbox of their own.
+            for waiter in self._waiters.get(key, ()):
                 if not waiter.done():
                     waiter.set_result(None)
-                    break
 
     async def _reset_once(self, session: AgentSession, key: _WarmKey) -> None:
         try:
