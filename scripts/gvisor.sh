@@ -3,7 +3,9 @@
 # runtime "runsc", so that DockerRuntime(docker_runtime="runsc") runs containers under a
 # user-space kernel. Idempotent; needs root and a running dockerd. gVisor's own network
 # stack is off (--network=none): our containers have no network, and with it on, runsc
-# refuses to start a container without one on this kind of host.
+# refuses to start a container without one on this kind of host. (Not --oci-seccomp: with
+# Docker's default profile, this gVisor refuses threads and select(2); the sandbox agent
+# loads the SDK's own filter into every program instead.)
 set -euo pipefail
 
 as_root() {
@@ -18,10 +20,11 @@ if ! command -v runsc >/dev/null; then
 fi
 RUNSC=$(command -v runsc)
 
-if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
+config=/etc/docker/daemon.json
+wanted='"runtimeArgs":["--network=none"]}'
+if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -qF "$wanted"; then
   exit 0
 fi
-config=/etc/docker/daemon.json
 as_root python3 - "$config" "$RUNSC" <<'PY'
 import json, os, sys
 path, runsc = sys.argv[1], sys.argv[2]
@@ -30,7 +33,10 @@ if os.path.exists(path):
     with open(path) as f:
         text = f.read().strip()
     config = json.loads(text) if text else {}
-config.setdefault("runtimes", {})["runsc"] = {"path": runsc, "runtimeArgs": ["--network=none"]}
+config.setdefault("runtimes", {})["runsc"] = {
+    "path": runsc,
+    "runtimeArgs": ["--network=none"],
+}
 os.makedirs(os.path.dirname(path), exist_ok=True)
 with open(path + ".tmp", "w") as f:
     json.dump(config, f, indent=2)
@@ -39,7 +45,7 @@ PY
 # dockerd reloads its runtimes on SIGHUP (no restart: running containers stay).
 as_root pkill -HUP -x dockerd
 for _ in $(seq 50); do
-  if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
+  if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -qF "$wanted"; then
     echo "gvisor: runsc registered with the Docker engine"
     exit 0
   fi

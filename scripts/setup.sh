@@ -79,5 +79,7 @@ fi
 if command -v docker >/dev/null && docker info >/dev/null 2>&1; then
   command -v debootstrap >/dev/null || [ -x /usr/sbin/debootstrap ] || apt_install debootstrap
   .venv/bin/verifiers images build --offline
+  # gVisor (runsc) for DockerRuntime(docker_runtime="runsc"): a kernel boundary.
+  scripts/gvisor.sh
 fi
 echo "setup: ready ($(.venv/bin/python --version), $(bwrap --version))"

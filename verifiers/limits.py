@@ -15,6 +15,12 @@ SHM_MB = 64
 #: Processes a sandbox holds beyond its programs' ``max_processes`` (supervisor, zygote,
 #: judges and what they start).
 SANDBOX_OVERHEAD_PIDS = 32
+#: Where a kernel does not enforce ``RLIMIT_DATA`` (gVisor), a process's memory is bounded
+#: by its address space instead: ``memory_mb`` plus this much, in MiB, for runtimes that
+#: reserve address space they never use (Go's heap arenas need about 650 MiB, Node's
+#: code range and cages about 550 MiB) and for builds. Programs of other runtimes get
+#: their ``memory_mb`` alone. Elsewhere it is unused.
+RUNTIME_RESERVE_MB = 1024
 
 
 class Limits(BaseModel):
@@ -65,11 +71,17 @@ class Limits(BaseModel):
         """The CPU-time limit actually enforced per test."""
         return self.cpu_time_s if self.cpu_time_s is not None else self.timeout_s
 
-    def step_limits(self, *, build: bool = False) -> StepLimits:
-        """Limits for one process run (a test, or a build when ``build``)."""
+    def step_limits(self, *, build: bool = False, runtime_reserve: bool = False) -> StepLimits:
+        """Limits for one process run (a test, or a build when ``build``).
+
+        ``runtime_reserve`` is for programs whose runtime reserves address space it does
+        not use (Go, Node); builds always have it (compilers are such programs). See
+        :data:`RUNTIME_RESERVE_MB`.
+        """
         timeout = self.build_timeout_s if build else self.timeout_s
         cpu = self.build_timeout_s if build else self.effective_cpu_s
         memory = self.build_memory_mb if build else self.memory_mb
+        reserve = RUNTIME_RESERVE_MB * MIB if build or runtime_reserve else 0
         return StepLimits(
             timeout_s=timeout,
             cpu_s=max(1, math.ceil(cpu)),
@@ -78,6 +90,7 @@ class Limits(BaseModel):
             max_file_bytes=self.max_file_mb * MIB,
             max_open_files=self.max_open_files,
             max_output_bytes=self.max_output_bytes,
+            address_reserve_bytes=reserve,
         )
 
     def sandbox_memory_mb(self, build: bool = False) -> int:
@@ -108,6 +121,7 @@ class Limits(BaseModel):
             max_file_bytes=self.max_file_mb * MIB,
             max_open_files=max(self.max_open_files, 256),
             max_output_bytes=self.max_output_bytes,
+            address_reserve_bytes=RUNTIME_RESERVE_MB * MIB,
         )
 
 
@@ -123,3 +137,6 @@ class StepLimits(BaseModel):
     max_file_bytes: int
     max_open_files: int
     max_output_bytes: int
+    #: Address space allowed beyond ``memory_bytes`` where memory can be bounded only by
+    #: address space (see :data:`RUNTIME_RESERVE_MB`).
+    address_reserve_bytes: int = 0

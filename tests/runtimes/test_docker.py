@@ -64,6 +64,17 @@ def docker_runtime() -> Iterator[DockerRuntime]:
     verifiers.close_idle_sandboxes()
 
 
+@pytest.fixture(scope="module")
+def gvisor_runtime() -> Iterator[DockerRuntime]:
+    """Containers under gVisor's runsc (``scripts/gvisor.sh`` installs and registers it)."""
+    need(_has_sdk(), "the docker Python package is not installed (pip install '.[docker]')")
+    rt = DockerRuntime(image=DEFAULT_IMAGE, docker_runtime="runsc")
+    verdict = rt.check()
+    need(verdict.available, f"the docker runtime under runsc is unavailable: {verdict.detail}")
+    yield rt
+    verifiers.close_idle_sandboxes()
+
+
 def _our_containers(rt: DockerRuntime) -> list[str]:
     owner = f"{os.uname().nodename}:{os.getpid()}"
     found = rt._docker().containers.list(all=True, filters={"label": f"{OWNER_LABEL}={owner}"})
@@ -76,6 +87,11 @@ def _our_containers(rt: DockerRuntime) -> list[str]:
 @pytest.mark.parametrize("check", RUNTIME_CHECKS, ids=lambda c: c.__name__)
 def test_conformance(docker_runtime: DockerRuntime, check: Check) -> None:
     asyncio.run(check(docker_runtime))
+
+
+@pytest.mark.parametrize("check", RUNTIME_CHECKS, ids=lambda c: c.__name__)
+def test_conformance_under_gvisor(gvisor_runtime: DockerRuntime, check: Check) -> None:
+    asyncio.run(check(gvisor_runtime))
 
 
 # --- every language's case table: the same verdicts as on the local runtime ---------------------
@@ -111,6 +127,21 @@ def test_hostile_program(
 ) -> None:
     attack(docker_runtime, host, language, case)
     assert _our_containers(docker_runtime) == [], "containers left behind"
+
+
+@pytest.mark.parametrize(
+    ("language", "case"),
+    HOSTILE_CASES,
+    ids=[f"{lang}-{case.kind}" for lang, case in HOSTILE_CASES],
+)
+def test_hostile_program_under_gvisor(
+    gvisor_runtime: DockerRuntime,
+    host: Host,  # noqa: F811
+    language: str,
+    case: Hostile,
+) -> None:
+    attack(gvisor_runtime, host, language, case)
+    assert _our_containers(gvisor_runtime) == [], "containers left behind"
 
 
 # --- the pool: reuse only after a proven reset ----------------------------------------------------

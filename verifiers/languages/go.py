@@ -814,7 +814,7 @@ class GoLanguage(TreeSitterLanguage):
         """A ``go build`` or ``go test -c``, then one run per selected test."""
         env = {**GO_ENV, "GOCACHE": "{go_cache}"}
         tests = []
-        step_limits = limits.step_limits()
+        step_limits = limits.step_limits(runtime_reserve=True)
         work_files: dict[str, bytes] = {}
         if isinstance(spec, StdioTests):
             work_files["src/main.go"] = code.encode("utf-8", errors="surrogateescape")

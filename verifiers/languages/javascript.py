@@ -90,7 +90,7 @@ class JavaScriptLanguage(TreeSitterLanguage):
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
         """One ``node`` run per test; the harness for programs with tests."""
-        step_limits = limits.step_limits()
+        step_limits = limits.step_limits(runtime_reserve=True)
         heap = f"--max-old-space-size={max(16, limits.memory_mb * 3 // 4)}"
         files: dict[str, bytes] = {}
         tests = []

@@ -54,6 +54,7 @@ import errno
 import fcntl
 import io
 import json
+import mmap
 import os
 import resource
 import select
@@ -78,6 +79,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_KEEPCAPS = 8
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 # Capabilities the supervisor keeps: start processes as other users (setuid, setgid),
 # signal them (kill), and clean up what they leave (chown, dac_override, dac_read_search,
 # fowner). Everything else is gone.
@@ -193,6 +195,26 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+#: A seccomp filter (classic BPF) the host gave, loaded into every program before it runs;
+#: empty where the sandbox as a whole has one already (bubblewrap loads the local runtime's).
+_program_filter = b""
+
+
+def _load_filter(program: bytes) -> None:
+    """Load ``program`` as this process's seccomp filter (no_new_privs is already set)."""
+    if not program or len(program) % 8:
+        raise OSError(errno.EINVAL, "seccomp: the filter is malformed")
+    buf = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if _lib().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp: {os.strerror(err)}")
+
+
 class _CapHeader(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
@@ -300,6 +322,56 @@ _zygote_state: dict[str, Any] = {}
 # --- running one process --------------------------------------------------------------------
 
 
+#: Whether the kernel enforces RLIMIT_DATA (Linux does since 4.7; gVisor does not). Found
+#: once, at start, before the zygote is forked.
+_data_limit_enforced = True
+
+
+def _probe_data_limit() -> bool:
+    """Whether a process under a 64 MiB RLIMIT_DATA is refused a 256 MiB private mapping."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            resource.setrlimit(resource.RLIMIT_DATA, (64 << 20, 64 << 20))
+            mmap.mmap(-1, 256 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        except (OSError, ValueError):
+            os._exit(0)
+        os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+#: Processes a uid may have beyond RLIMIT_NPROC: none on Linux, one under gVisor (it does
+#: not count the forking process). Found once, at start.
+_nproc_extra = 0
+
+
+def _probe_nproc_extra() -> int:
+    """1 if a process may fork with RLIMIT_NPROC equal to its uid's task count, else 0."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            uid = os.getuid()
+            tasks = 0
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        if os.stat(f"/proc/{entry}").st_uid == uid:
+                            tasks += len(os.listdir(f"/proc/{entry}/task"))
+                    except OSError:
+                        pass
+            resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
+            child = os.fork()
+        except OSError:
+            os._exit(0)
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+        os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return 1 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1 else 0
+
+
 def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
     def setl(which: int, value: int) -> None:
         hard = resource.getrlimit(which)[1]
@@ -314,6 +386,9 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (min(cpu, hard), hard))
     memory = int(limits["memory_bytes"])
     setl(resource.RLIMIT_DATA, memory)
+    if not _data_limit_enforced:
+        # The kernel ignores RLIMIT_DATA (gVisor): the address space is what it bounds.
+        setl(resource.RLIMIT_AS, memory + int(limits.get("address_reserve_bytes") or 0))
     setl(resource.RLIMIT_STACK, min(memory, STACK_CAP))
     setl(resource.RLIMIT_FSIZE, int(limits["max_file_bytes"]))
     setl(resource.RLIMIT_NOFILE, int(limits["max_open_files"]))
@@ -321,7 +396,7 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
         # RLIMIT_NPROC counts every task of the process's uid in this user namespace: with
         # a uid per sandbox, the sandbox's own processes. Outside a namespace it would count
         # the user's processes on the whole host, so it is not set there.
-        setl(resource.RLIMIT_NPROC, int(limits["max_processes"]) + 1)
+        setl(resource.RLIMIT_NPROC, int(limits["max_processes"]) + 1 - _nproc_extra)
 
 
 def _make_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper]:
@@ -399,6 +474,10 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
             except OSError:
                 pass
             _become(_ids.program, dumpable=True)
+            if _program_filter:
+                # Last: the filter refuses nothing the steps above need, and a program
+                # never runs without it (a failure to load it fails the start).
+                _load_filter(_program_filter)
         else:
             try:  # the supervisor is exempt from the out-of-memory killer; judges are not
                 with open("/proc/self/oom_score_adj", "w") as f:
@@ -705,8 +784,13 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         if not watch:
             time.sleep(max(wait, 0.0))
             return
+        # poll, not select: no descriptor-number ceiling, and gVisor refuses select(2)
+        # under a container's seccomp profile.
+        poller = select.poll()
+        for fd in watch:
+            poller.register(fd, select.POLLIN)
         try:
-            readable, _, _ = select.select(watch, [], [], max(wait, 0.0))
+            readable = [fd for fd, _ in poller.poll(max(wait, 0.0) * 1000)]
         except InterruptedError:
             return
         for fd in readable:
@@ -781,6 +865,7 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
     exec_error = named["exec"].data().decode(errors="replace") or None
     exit_code = os.WEXITSTATUS(raw_status) if os.WIFEXITED(raw_status) else None
     sig = os.WTERMSIG(raw_status) if os.WIFSIGNALED(raw_status) else None
+    oom_after = _oom_kills()
     header: dict[str, Any] = {
         "exit_code": exit_code,
         "signal": sig,
@@ -794,8 +879,10 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         "stderr_bytes": named["stderr"].size,
         "nonce": nonce,
         "exec_error": exec_error,
-        # The sandbox's memory (all its processes, its scratch files) ran out during the run.
-        "oom_killed": _oom_kills() > oom_before,
+        # The sandbox's memory (all its processes, its scratch files) ran out during the run;
+        # the count so far lets the host tell an agent lost to memory from one lost otherwise.
+        "oom_killed": oom_after > oom_before,
+        "oom_kills": oom_after,
     }
     out = [named["stdout"].data(), named["stderr"].data(), named["channel"].data()]
     if judge_pid is not None:
@@ -1273,8 +1360,11 @@ def main(argv: list[str]) -> int:
 
     program = arg("--uid")
     global _ids, _pid1, _initial_keys, _initial_cwd, _STDIO, _initial_state, _zygote_state
+    global _data_limit_enforced, _nproc_extra, _program_filter
     _ids = Ids(arg("--supervisor-uid", program), arg("--judge-uid", program), program)
     workdir = argv[argv.index("--workdir") + 1] if "--workdir" in argv else None
+    if "--seccomp" in argv:
+        _program_filter = bytes.fromhex(argv[argv.index("--seccomp") + 1])
     become_supervisor(_ids, workdir)
     # Python handles SIGINT; an init process with no handler cannot be signalled from
     # inside its namespace at all, so a sandboxed program cannot interrupt the agent.
@@ -1289,6 +1379,9 @@ def main(argv: list[str]) -> int:
     _initial_keys = _proc_lines("/proc/keys")
     _initial_cwd = os.getcwd()
     _find_mounts()
+    _data_limit_enforced = _probe_data_limit()
+    if _pid1:
+        _nproc_extra = _probe_nproc_extra()
     # Before any request is read: the zygote's memory never holds a test.
     _zygote.start()
     _initial_state = _own_state()
@@ -1302,6 +1395,7 @@ def main(argv: list[str]) -> int:
             "separate_uids": _ids.separate,
             "python": sys.version.split()[0],
             "pid1": _pid1,
+            "memory_bound": "data" if _data_limit_enforced else "address space",
         }
     )
     while True:
@@ -1315,7 +1409,12 @@ def main(argv: list[str]) -> int:
         try:
             reply, out = handle(header, blobs)
         except Exception as exc:
-            reply, out = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}, []
+            # Where it failed, for the host's message: the innermost frame of the agent.
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            where = f" (in {tb.tb_frame.f_code.co_name}, line {tb.tb_lineno})" if tb else ""
+            reply, out = {"ok": False, "error": f"{type(exc).__name__}: {exc}{where}"}, []
         reply["id"] = header.get("id")
         try:
             send_frame(reply, out)

@@ -149,6 +149,16 @@ async def read_frame(
     return header, blobs
 
 
+class SandboxOutOfMemory(SandboxError):
+    """The sandbox as a whole ran out of memory, and the agent with it.
+
+    Its memory bound is the sandbox's (:meth:`~verifiers.Limits.sandbox_memory_mb`) and
+    only programs can fill it, so the runs of the request are the program's
+    ``memory_limit``, not a fault of ours. Under gVisor this is how memory ends: the
+    container's group holds the gVisor kernel too, which the host kills when it is full.
+    """
+
+
 class AgentConnection:
     """Request/response over the agent's stdin/stdout, with bounded waits.
 
@@ -159,6 +169,10 @@ class AgentConnection:
     are the agent's stdin and stdout) or ``reader``, ``writer`` and ``killer`` (a
     runtime that reaches the agent another way, such as a container's attached
     stream; it feeds stderr through :meth:`add_diagnostics`).
+
+    ``out_of_memory``, when given, is asked after the agent stopped whether its sandbox
+    ran out of memory as a whole (given the kills the agent reported before): the
+    request then raises :class:`SandboxOutOfMemory` and its runs are memory limits.
     """
 
     def __init__(
@@ -169,9 +183,13 @@ class AgentConnection:
         reader: asyncio.StreamReader | None = None,
         writer: asyncio.StreamWriter | None = None,
         killer: Callable[[], Awaitable[None]] | None = None,
+        out_of_memory: Callable[[int], Awaitable[bool]] | None = None,
     ) -> None:
         self.placeholders = dict(placeholders)
         self._killer = killer
+        self._out_of_memory = out_of_memory
+        #: The most out-of-memory kills the agent has reported in its sandbox so far.
+        self.oom_kills_seen = 0
         self._stderr: collections.deque[bytes] = collections.deque(maxlen=64)
         self._stderr_task: asyncio.Future[None] | None = None
         if proc is not None:
@@ -245,8 +263,15 @@ class AgentConnection:
             reply, out = await asyncio.wait_for(read_frame(self._reader, max_blob), timeout)
         except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError) as err:
             self.broken = True
+            # Asked before the kill: a container must still be there to be inspected.
+            oom = False
+            if self._out_of_memory is not None:
+                with contextlib.suppress(Exception):
+                    oom = await self._out_of_memory(self.oom_kills_seen)
             await self.kill()
             detail = self.diagnostics() or type(err).__name__
+            if oom:
+                raise SandboxOutOfMemory(f"the sandbox ran out of memory: {detail}") from None
             raise SandboxError(f"the sandbox agent stopped: {detail}") from None
         except asyncio.TimeoutError:
             self.broken = True
@@ -341,17 +366,29 @@ class AgentConnection:
         timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
         if budget_s is not None:
             timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
-        reply, out = await self.request(
-            {
-                "op": "run_many",
-                "steps": headers,
-                "budget_s": budget_s,
-                "max_reply_bytes": REPLY_BYTES,
-            },
-            blobs,
-            timeout=timeout,
-            max_blob=cap,
-        )
+        started = time.monotonic()
+        try:
+            reply, out = await self.request(
+                {
+                    "op": "run_many",
+                    "steps": headers,
+                    "budget_s": budget_s,
+                    "max_reply_bytes": REPLY_BYTES,
+                },
+                blobs,
+                timeout=timeout,
+                max_blob=cap,
+            )
+        except SandboxOutOfMemory:
+            # Which run filled the sandbox is lost with it: each is a memory limit.
+            wall = time.monotonic() - started
+            lost = ProcessResult(
+                exit_code=None, signal=signal.SIGKILL, oom_killed=True, wall_s=wall
+            )
+            return [lost] * len(steps)
+        for result in reply.get("results") or ():
+            if isinstance(result, dict) and isinstance(result.get("oom_kills"), int):
+                self.oom_kills_seen = max(self.oom_kills_seen, result["oom_kills"])
         results = reply.get("results")
         counts = reply.get("streams")
         if (

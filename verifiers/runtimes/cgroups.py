@@ -136,6 +136,15 @@ def tidy() -> None:
             base.rmdir()
 
 
+def live_groups() -> int:
+    """How many sandbox groups of this process exist now (each hierarchy counted once)."""
+    found: set[str] = set()
+    for base in list(_bases):
+        with contextlib.suppress(OSError):
+            found.update(child.name for child in base.glob("sandbox-*"))
+    return len(found)
+
+
 def _remove_stale(parent: Path) -> None:
     """Remove the groups a process that died (killed, say) left under ``parent``."""
     for base in parent.glob("verifiers-*"):
@@ -204,6 +213,23 @@ class SandboxGroup:
     def _write(self, controller: str, name: str, value: str) -> None:
         base = self.hierarchy.bases[controller]
         (base / self.memory_dir.name / name).write_text(value)
+
+    def oom_kills(self) -> int:
+        """How many processes the out-of-memory killer took in the group so far."""
+        name = "memory.oom_control" if self.hierarchy.version == 1 else "memory.events"
+        try:
+            text = (self.memory_dir / name).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+        return 0
+
+    async def exhausted(self, seen: int) -> bool:
+        """Whether the group's memory ran out beyond the ``seen`` kills the agent reported."""
+        return self.oom_kills() > seen
 
     def add(self, pid: int) -> None:
         """Move a process (the sandbox's first) into the group; its children follow."""

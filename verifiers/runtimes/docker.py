@@ -73,6 +73,7 @@ from verifiers.runtimes.base import (
     join_inside,
     sandbox_environment,
 )
+from verifiers.runtimes.seccomp import seccomp_program
 
 log = logging.getLogger("verifiers.runtimes.docker")
 T = TypeVar("T")
@@ -91,6 +92,11 @@ JUDGE_UID = 99_999
 #: Capabilities a container keeps: the supervisor's (see the agent).
 SUPERVISOR_CAPS = ("CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "KILL", "SETGID", "SETUID")
 MAX_USES = 256
+#: Under gVisor a container's pids limit counts the host threads and processes of the
+#: gVisor kernel (about 43 at rest and 5 for each task it runs here), not the sandbox's
+#: own tasks, which RLIMIT_NPROC bounds inside: the host bound is scaled to match.
+GVISOR_BASE_PIDS = 64
+GVISOR_PIDS_PER_TASK = 8
 _STDOUT, _STDERR = 1, 2
 
 
@@ -100,6 +106,8 @@ class _Probe:
     detail: str
     image_id: str = ""
     tools: Mapping[str, str] = field(default_factory=dict)
+    #: The OCI runtime is gVisor's runsc (found from the path the engine runs).
+    gvisor: bool = False
 
 
 #: Containers are pooled by what they were made for: scratch space, memory, processes.
@@ -128,6 +136,15 @@ class _Container:
     @property
     def program_dir(self) -> str:
         return self.runtime._slot_dir(self.slot)
+
+    async def out_of_memory(self, seen: int) -> bool:
+        """Whether the container, its agent gone, was killed for memory.
+
+        Docker's flag says a process of the container was: a container whose agent
+        reported such a kill is never pooled again, so on one that is, it is this one.
+        """
+        del seen  # the flag cannot be counted; see above
+        return await _blocking(self.runtime._oom_killed, self.id)
 
     async def remove(self) -> None:
         """Kill and remove the container (its processes die with its PID 1), free its slot."""
@@ -266,8 +283,9 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             return _Probe(
                 False, f"{self.image} is not a verifiers image (no {TOOL_LABEL}python label)"
             )
+        gvisor = self._gvisor(client)
         try:
-            python = run_in_thread(self._trial(_Probe(True, "", image.id, tools)))
+            python = run_in_thread(self._trial(_Probe(True, "", image.id, tools, gvisor)))
         except (SandboxError, RuntimeUnavailableError) as err:
             return _Probe(False, f"a container of {self.image} did not start: {err}")
         versions = ", ".join(
@@ -280,7 +298,17 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             f"Docker {version.get('Version', '?')} ({runtime}); image {self.image} "
             f"({image.short_id}), Python {python}; {versions}"
         )
-        return _Probe(True, detail, image.id, tools)
+        return _Probe(True, detail, image.id, tools, gvisor)
+
+    def _gvisor(self, client: Any) -> bool:
+        """Whether the OCI runtime containers get is gVisor's ``runsc``."""
+        try:
+            info = client.info()
+        except Exception:
+            return False
+        name = self.docker_runtime or info.get("DefaultRuntime") or "runc"
+        path = str((info.get("Runtimes") or {}).get(name, {}).get("path") or name)
+        return os.path.basename(path).startswith("runsc")
 
     async def _trial(self, probe: _Probe) -> str:
         async with self._cold(Program(files={}, tests=()), Limits(), {}, probe) as session:
@@ -367,7 +395,10 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         disk_mb, memory_mb, processes = key
         sandbox = Limits(disk_mb=disk_mb, memory_mb=memory_mb).sandbox_memory_mb(build=True)
         memory = self.memory_mb or sandbox
-        pids = self.pids_limit or processes + SANDBOX_OVERHEAD_PIDS
+        tasks = processes + SANDBOX_OVERHEAD_PIDS
+        if probe.gvisor:
+            tasks = GVISOR_BASE_PIDS + GVISOR_PIDS_PER_TASK * tasks
+        pids = self.pids_limit or tasks
         program_dir = self._slot_dir(slot)
         assert self._root is not None
         mounts = [
@@ -376,6 +407,10 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             *(Mount(p, p, type="bind", read_only=True) for p in host_paths),
         ]
         python = probe.tools["python"]
+        # The SDK's filter in every program, beside Docker's profile for the container
+        # (which gVisor does not apply: there the agent's filter is the only one).
+        filter_program = seccomp_program()
+        seccomp_args = ["--seccomp", filter_program.hex()] if filter_program else []
         # Docker mounts tmpfs noexec unless told: compiled programs run from /sandbox.
         scratch = f"rw,exec,nosuid,nodev,size={disk_mb}m"
         options: dict[str, Any] = {
@@ -392,6 +427,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 str(JUDGE_UID),
                 "--workdir",
                 WORK_DIR,
+                *seccomp_args,
             ],
             # Root only to become the supervisor, with the supervisor's capabilities alone.
             "user": "0:0",
@@ -449,6 +485,14 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             sock.close()
             raise
         return sock
+
+    def _oom_killed(self, container_id: str) -> bool:
+        api = self._docker().api
+        # The engine records the kill when the container has stopped.
+        with contextlib.suppress(Exception):
+            api.wait(container_id, timeout=5)
+        state = api.inspect_container(container_id).get("State") or {}
+        return bool(state.get("OOMKilled"))
 
     def _remove_container(self, container_id: str) -> None:
         errors = sdk().errors
@@ -516,7 +560,12 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             "{python}": python,
         }
         conn = AgentConnection(
-            None, placeholders, reader=stdout, writer=writer, killer=container.remove
+            None,
+            placeholders,
+            reader=stdout,
+            writer=writer,
+            killer=container.remove,
+            out_of_memory=container.out_of_memory,
         )
         container._demux = asyncio.ensure_future(_demultiplex(raw_reader, stdout, conn))
         info = await conn.wait_ready(self.start_timeout_s)
@@ -618,6 +667,9 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             reason: str | None = str(err)
         else:
             reason = None if reply.get("clean") else str(reply.get("reason") or "not clean")
+        if reason is None and session.conn.oom_kills_seen:
+            # Docker's out-of-memory flag could not be told apart from a later one.
+            reason = "a program in it was killed for memory"
         if reason is None and container.uses >= self.max_uses:
             reason = f"served {container.uses} programs"
         if reason is None and len(self._idle.get(key, [])) >= self.pool_size:

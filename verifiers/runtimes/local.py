@@ -672,7 +672,11 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         finally:
             for fd in fds:
                 os.close(fd)
-        conn = AgentConnection(proc, self._placeholders(PROGRAM_DIR, WORK_DIR))
+        conn = AgentConnection(
+            proc,
+            self._placeholders(PROGRAM_DIR, WORK_DIR),
+            out_of_memory=group.exhausted if group is not None else None,
+        )
         conn.process_group = proc.pid
         try:
             pid = await self._read_child_pid(info_r)
