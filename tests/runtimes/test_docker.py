@@ -30,7 +30,7 @@ from verifiers.testing.hostile import HOSTILE, Hostile
 
 from ..conftest import need
 from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
-from .test_isolation import MEDDLE, SUM, THREADS
+from .test_isolation import MEDDLE, SUM, THREADS, memory_bomb
 
 CASES = [(lang, case) for lang, table in case_tables().items() for case in table]
 # The whole battery in Python and JavaScript; in Go and Rust (which compile every attack
@@ -142,6 +142,35 @@ def test_hostile_program_under_gvisor(
 ) -> None:
     attack(gvisor_runtime, host, language, case)
     assert _our_containers(gvisor_runtime) == [], "containers left behind"
+
+
+@pytest.mark.parametrize("oci", ["runc", "runsc"])
+def test_a_memory_bomb_of_many_processes_is_the_programs_memory_limit(
+    request: pytest.FixtureRequest, oci: str
+) -> None:
+    """Eight processes each under their own limit, together over the container's memory.
+
+    Under runc the kernel kills a program in the container's group; under gVisor the host
+    kills the gVisor kernel with it. Either way the verdict is the program's.
+    """
+    rt = request.getfixturevalue("gvisor_runtime" if oci == "runsc" else "docker_runtime")
+    r = verifiers.score(
+        "python",
+        memory_bomb(8),
+        {"inputs": [""], "outputs": [""]},
+        runtime=rt,
+        limits={
+            "timeout_s": 20,
+            "memory_mb": 300,
+            "build_memory_mb": 300,
+            "max_processes": 16,
+            "disk_mb": 16,
+        },
+    )
+    assert r.status is Status.MEMORY_LIMIT, r.feedback
+    assert r.infra_error is False
+    after = verifiers.score("python", GOOD, TESTS, runtime=rt)
+    assert after.status is Status.PASSED, after.feedback
 
 
 # --- the pool: reuse only after a proven reset ----------------------------------------------------

@@ -35,6 +35,21 @@ THREADS = (
 )
 
 
+def memory_bomb(processes: int) -> str:
+    """A program whose ``processes`` children each touch 256 MB, then all sleep."""
+    return (
+        "import os, time\n"
+        f"for _ in range({processes}):\n"
+        "    if os.fork() == 0:\n"
+        "        x = bytearray(256 * 1024 * 1024)\n"
+        "        for i in range(0, len(x), 4096):\n"
+        "            x[i] = 1\n"
+        "        time.sleep(30)\n"
+        "        os._exit(0)\n"
+        "time.sleep(30)\n"
+    )
+
+
 def _available_mb() -> float:
     with open("/proc/meminfo") as f:
         for line in f:
@@ -52,17 +67,7 @@ def test_a_multi_process_memory_bomb_is_memory_limit(runtime: LocalRuntime) -> N
     _cgroups(runtime)
     # 16 processes of 256 MB each: each is under its own limit (RLIMIT_DATA 300 MB), all
     # together far over the sandbox's memory; the host keeps its memory.
-    bomb = (
-        "import os, time\n"
-        "for _ in range(16):\n"
-        "    if os.fork() == 0:\n"
-        "        x = bytearray(256 * 1024 * 1024)\n"
-        "        for i in range(0, len(x), 4096):\n"
-        "            x[i] = 1\n"
-        "        time.sleep(30)\n"
-        "        os._exit(0)\n"
-        "time.sleep(30)\n"
-    )
+    bomb = memory_bomb(16)
     floor = _available_mb() - 2 * 1024
     lowest = [_available_mb()]
     stop = threading.Event()

@@ -8,7 +8,7 @@ are created through the ``docker`` Python SDK with:
 
 * ``--network none``, a read-only root filesystem, size-limited tmpfs mounts for the work
   directory (``/sandbox``) and ``/tmp``;
-* a memory limit of the program's ``memory_mb`` plus the sandbox's overhead (swap equal to
+* a memory limit of the program's ``memory_mb`` (its build's, if it builds) plus the sandbox's overhead (swap equal to
   it: no swap), a ``--pids-limit`` of its ``max_processes`` plus the overhead's, a CPU
   quota: what the local runtime's cgroups bound, so that ``memory_mb`` means the same on
   both runtimes;
@@ -110,12 +110,14 @@ class _Probe:
     gvisor: bool = False
 
 
-#: Containers are pooled by what they were made for: scratch space, memory, processes.
-PoolKey = tuple[int, int, int]
+#: Containers are pooled by what they were made for: scratch space, memory, processes, and
+#: the memory of a build (0 for programs without one: their container is not sized for it).
+PoolKey = tuple[int, int, int, int]
 
 
-def _key(limits: Limits) -> PoolKey:
-    return (limits.disk_mb, limits.memory_mb, limits.max_processes)
+def _key(limits: Limits, builds: bool) -> PoolKey:
+    build = limits.build_memory_mb if builds else 0
+    return (limits.disk_mb, limits.memory_mb, limits.max_processes, build)
 
 
 class _Container:
@@ -392,8 +394,10 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         types = sdk().types
         LogConfig, Mount = types.LogConfig, types.Mount
 
-        disk_mb, memory_mb, processes = key
-        sandbox = Limits(disk_mb=disk_mb, memory_mb=memory_mb).sandbox_memory_mb(build=True)
+        disk_mb, memory_mb, processes, build_mb = key
+        sandbox = Limits(
+            disk_mb=disk_mb, memory_mb=memory_mb, build_memory_mb=max(build_mb, 32)
+        ).sandbox_memory_mb(build=build_mb > 0)
         memory = self.memory_mb or sandbox
         tasks = processes + SANDBOX_OVERHEAD_PIDS
         if probe.gvisor:
@@ -591,7 +595,8 @@ class DockerRuntime(ProbedRuntime[_Probe]):
     async def _cold(
         self, program: Program, limits: Limits, values: Mapping[str, str], probe: _Probe
     ) -> AsyncIterator[AgentSession]:
-        container = await self._start(probe, _key(limits), program.host_paths, program)
+        key = _key(limits, program.build is not None)
+        container = await self._start(probe, key, program.host_paths, program)
         try:
             assert container.session is not None
             session = container.session
@@ -608,7 +613,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
-        key = _key(limits)
+        key = _key(limits, program.build is not None)
         container = await self._take(probe, key, program)
         finished = False
         try:
@@ -714,8 +719,8 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             self._starting[key] -= 1
         self._idle.setdefault(key, []).append(container)
 
-    async def warm_up(self, limits: Limits | None = None) -> None:
-        """Start the pool for ``limits`` (its scratch-space size) now and wait for it.
+    async def warm_up(self, limits: Limits | None = None, builds: bool = False) -> None:
+        """Start the pool for ``limits`` now and wait for it (``builds``: for programs that build).
 
         Call it on the engine loop (``verifiers._async.on_engine``) before timing anything.
         """
@@ -723,7 +728,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
-        key = _key(limits or Limits())
+        key = _key(limits or Limits(), builds)
         self._fill(probe, key)
         while self._starting.get(key, 0) > 0:
             await asyncio.sleep(0.05)
