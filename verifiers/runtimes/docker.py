@@ -8,10 +8,10 @@ are created through the ``docker`` Python SDK with:
 
 * ``--network none``, a read-only root filesystem, size-limited tmpfs mounts for the work
   directory (``/sandbox``) and ``/tmp``;
-* a memory limit of the program's ``memory_mb`` (its build's, if it builds) plus the sandbox's overhead (swap equal to
-  it: no swap), a ``--pids-limit`` of its ``max_processes`` plus the overhead's, a CPU
-  quota: what the local runtime's cgroups bound, so that ``memory_mb`` means the same on
-  both runtimes;
+* a memory limit of the program's ``memory_mb`` (its build's, if it builds) plus the
+  sandbox's overhead (swap equal to it: no swap), a ``--pids-limit`` of its
+  ``max_processes`` plus the overhead's (scaled under gVisor), a CPU quota: what the local
+  runtime's cgroups bound, so that ``memory_mb`` means the same on both runtimes;
 * every capability dropped but the supervisor's (setuid, setgid, kill, and chown,
   dac_override, dac_read_search, fowner to clean up), ``no-new-privileges``, Docker's
   default seccomp profile. The agent starts as root, becomes the supervisor uid keeping
