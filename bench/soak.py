@@ -4,7 +4,10 @@ Runs ``--n`` verifications through ``verifiers.score_batch`` in consecutive batc
 ``--batch``. The mix is what a reward loop sees: correct, wrong and crashing programs,
 time-outs (0.5 s limits, so the soak stays fast), memory hogs, output and file floods,
 syntax and compile errors, early exits, prose without code, programs that leave children or
-threads behind or run out of file descriptors, JavaScript, SQL and regex items (with their
+threads behind or run out of file descriptors, hostile programs (fork bombs, a memory
+bomb of several processes, a program that meddles with PID 1's limits, affinity, priority,
+scheduling and signals, output on every stream at the cap, descriptors held open),
+JavaScript, SQL and regex items (with their
 own errors and time-outs), and reference solutions from the public benchmark sets (HumanEval,
 MBPP, HumanEval-X JavaScript, Spider, StructuredRegex: the shared copy when present, else the
 bundled sample, ``verifiers.testing.datasets``; the run says which).
@@ -19,11 +22,12 @@ Resources are measured at checkpoints (before, after the warm-up batch, every
 ``--checkpoint-every`` batches, at the end), each after ``verifiers.close_idle_sandboxes()``:
 open fds of this process, its descendant processes, sandbox processes (``bwrap`` or the
 agent) among them or orphaned to PID 1 since the soak began, ``verifiers*`` entries in the
-temporary directory (``$TMPDIR``, else ``/tmp``), and this process's RSS. The warm
+temporary directory (``$TMPDIR``, else ``/tmp``), this process's sandbox cgroups, and its
+RSS. The warm
 sandboxes alive just before closing them are reported but not judged (up to one idle
 sandbox per CPU is normal, more while they reset).
 
-Exit status 1, with the reasons, when fds, processes or temporary entries grew at all from
+Exit status 1, with the reasons, when fds, processes, temporary entries or cgroups grew at all from
 the warm-up checkpoint to the last one, when RSS grew more than ``--rss-growth-mib``, when a
 result is missing or a ``sandbox_error``, or when a status was not the expected one; else 0.
 Usage::
@@ -52,6 +56,7 @@ from rich.console import Console
 from rich.table import Table
 
 import verifiers
+from verifiers.runtimes import cgroups
 from verifiers.testing import datasets
 from verifiers.testing.resources import processes, rss_mib, start_ticks, tmp_entries
 
@@ -360,6 +365,74 @@ def _kinds() -> list[Kind]:
                 i,
             ),
         ),
+        # Hostile programs (issue 17's battery): each bounded by its sandbox, never another's.
+        k(
+            "py_fork_bomb",
+            1,
+            "timeout|runtime_error|memory_limit",
+            lambda i, r, d: _py(
+                "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+                "        pass",
+                SUM_IO,
+                i,
+                limits={"timeout_s": 1, "max_processes": 16},
+            ),
+        ),
+        k(
+            "py_memory_bomb_procs",
+            0.5,
+            "memory_limit",
+            lambda i, r, d: _py(
+                "import os, time\nfor _ in range(7):\n    if os.fork() == 0:\n        break\n"
+                "x = bytearray(120 << 20)\nfor j in range(0, len(x), 4096):\n    x[j] = 1\n"
+                "time.sleep(5)",
+                SUM_IO,
+                i,
+                limits={"timeout_s": 4, "memory_mb": 128, "disk_mb": 16, "max_processes": 16},
+            ),
+        ),
+        k(
+            "py_meddle_pid1",
+            1,
+            "passed",
+            lambda i, r, d: _py(
+                "import os, resource, signal\nfor f in (\n"
+                "    lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (3, 3)),\n"
+                "    lambda: resource.prlimit(1, resource.RLIMIT_NPROC, (1, 1)),\n"
+                "    lambda: os.sched_setaffinity(1, {0}),\n"
+                "    lambda: os.setpriority(os.PRIO_PROCESS, 1, 19),\n"
+                "    lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)),\n"
+                "    lambda: os.kill(1, signal.SIGSTOP),\n"
+                "):\n    try:\n        f()\n    except OSError:\n        pass\n" + add,
+                _add_tests(r),
+                i,
+            ),
+        ),
+        # At the cap on stdout, stderr and the result channel: within its rights (the tests
+        # decide), and the host keeps a bounded part of each.
+        k(
+            "py_output_amplify",
+            0.5,
+            "passed",
+            lambda i, r, d: _py(
+                "import os, sys\nchunk = b'x' * (1 << 20)\nfor fd in (1, 2, 3):\n"
+                "    try:\n        os.write(fd, chunk)\n    except OSError:\n        pass\n" + add,
+                _add_tests(r),
+                i,
+                limits={"max_output_bytes": 1 << 20},
+            ),
+        ),
+        k(
+            "py_descriptor_leak",
+            0.5,
+            "passed",
+            lambda i, r, d: _py(
+                "import os, socket\nkeep = [os.pipe() for _ in range(50)]\n"
+                "keep += [socket.socketpair() for _ in range(25)]\n" + add,
+                _add_tests(r),
+                i,
+            ),
+        ),
         # Python, reference solutions (and a broken variant) from the datasets
         k("humaneval", 10, "passed", _humaneval),
         k("humaneval_broken", 3, "failed|runtime_error", _humaneval_broken),
@@ -542,13 +615,14 @@ class Checkpoint:
     sandbox_procs: int
     orphans: int
     tmp_entries: int
+    cgroups: int
     rss_mib: float
     init_zombies: int
     warm_sandboxes: int  # sandbox processes alive before closing the idle ones (not judged)
     warm_procs: int
 
 
-JUDGED = ("fds", "procs", "sandbox_procs", "orphans", "tmp_entries")
+JUDGED = ("fds", "procs", "sandbox_procs", "orphans", "tmp_entries", "cgroups")
 
 
 def checkpoint(label: str, items: int, started: float, since_ticks: int, tmp: Path) -> Checkpoint:
@@ -565,6 +639,7 @@ def checkpoint(label: str, items: int, started: float, since_ticks: int, tmp: Pa
         sandbox_procs=cold.sandboxes,
         orphans=cold.orphans,
         tmp_entries=tmp_entries(tmp),
+        cgroups=cgroups.live_groups(),
         rss_mib=rss_mib(),
         init_zombies=cold.init_zombies,
         warm_sandboxes=warm.sandboxes,
@@ -583,6 +658,7 @@ def checkpoint_table(points: list[Checkpoint], base: Checkpoint) -> Table:
         "sandbox procs": "sandbox_procs",
         "orphans": "orphans",
         "tmp entries": "tmp_entries",
+        "cgroups": "cgroups",
         "RSS MiB": "rss_mib",
         "init zombies*": "init_zombies",
         "warm sandbox procs*": "warm_sandboxes",

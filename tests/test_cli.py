@@ -111,6 +111,15 @@ def test_doctor(runtime: LocalRuntime) -> None:
     assert "language python" in done.stdout
 
 
+def test_doctor_paths_lists_what_a_sandbox_reads(runtime: LocalRuntime) -> None:
+    done = run("doctor", "--paths")
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = runtime.readable_paths()
+    assert "/usr" in done.stdout
+    assert all(path in done.stdout for path in listed["python"])
+    assert "rust:" in done.stdout and "go:" in done.stdout
+
+
 def test_demo(runtime: LocalRuntime) -> None:
     done = run("demo", "--problems", "6", "--timeout", "1")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -13,7 +13,7 @@ import pytest
 from verifiers.runtimes import LocalRuntime
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
-JUDGED = ("fds", "procs", "sandbox_procs", "orphans", "tmp_entries")
+JUDGED = ("fds", "procs", "sandbox_procs", "orphans", "tmp_entries", "cgroups")
 
 
 @pytest.mark.slow
@@ -85,4 +85,5 @@ def test_soak_accounts_for_every_result_and_leaks_nothing(
     assert all(report["growth"][name] <= 0 for name in JUDGED), report["growth"]
     # Once the idle warm sandboxes are closed, nothing of the SDK is left running.
     assert all(p["procs"] == p["sandbox_procs"] == p["orphans"] == 0 for p in points)
+    assert all(p["cgroups"] == 0 for p in points), [p["cgroups"] for p in points]
     assert report["verifications_per_s"] > 0

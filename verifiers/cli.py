@@ -264,8 +264,16 @@ def check(
 
 
 @app.command()
-def doctor() -> None:
+def doctor(
+    paths: Annotated[
+        bool,
+        typer.Option("--paths", help="List the host paths a local sandbox can read, per language."),
+    ] = False,
+) -> None:
     """Show which runtimes and toolchains work here, and why not."""
+    if paths:
+        _readable_paths()
+        return
     table = Table(title="verifiers doctor")
     table.add_column("component")
     table.add_column("status")
@@ -294,6 +302,29 @@ def doctor() -> None:
             healthy = False
     out.print(table)
     raise typer.Exit(0 if healthy else 1)
+
+
+def _readable_paths() -> None:
+    """Print what a local sandbox reads of the host: shared, then per language's toolchains."""
+    from verifiers.runtimes import LocalRuntime
+
+    runtime = LocalRuntime()
+    shared = runtime.readable_paths()
+    for group, found in shared.items():
+        if found:
+            out.print(f"[bold]{group}[/bold] (every sandbox)")
+            for path in found:
+                out.print(f"  {path}", soft_wrap=True)
+    for name in registry.language_names():
+        specs: tuple[ToolchainSpec, ...] = tuple(
+            getattr(registry.get_language(name), "toolchains", ())
+        )
+        try:
+            tools = runtime.readable_paths(specs)["toolchains"]
+        except VerifierError as err:
+            out.print(f"[bold]{name}[/bold]: unavailable ({err})")
+            continue
+        out.print(f"[bold]{name}[/bold]: " + (", ".join(tools) if tools else "nothing more"))
 
 
 data_app = typer.Typer(help="Dataset preparation for training and evaluation.")

@@ -13,7 +13,7 @@ import time
 import pytest
 
 import verifiers
-from verifiers import Status
+from verifiers import Status, registry
 from verifiers.limits import MIB
 from verifiers.runtimes import LocalRuntime
 from verifiers.runtimes.base import REPLY_BYTES
@@ -216,3 +216,43 @@ def test_the_sandbox_shows_only_what_programs_need(runtime: LocalRuntime, langua
     r = verifiers.score(language, code, {"inputs": [""], "outputs": ["ok\n"]}, runtime=runtime)
     assert r.status is Status.PASSED, r.feedback
     assert os.path.isdir(hidden_site)
+
+
+# What a sandbox mounts of its own (kernel file systems, scratch, generated files, the agent).
+_SANDBOX_OWN = ("/", "/proc", "/dev", "/tmp", "/sandbox", "/opt", "/etc/passwd", "/etc/group")
+_SANDBOX_OWN += ("/etc/hosts", "/run/verifiers/memory")
+
+
+def test_a_sandbox_mounts_exactly_the_paths_readable_paths_lists(runtime: LocalRuntime) -> None:
+    """Every mount point in a Python sandbox is listed by readable_paths() or is the sandbox's.
+
+    ``verifiers doctor --paths`` and docs/security.md print that list: this is what keeps
+    them true.
+    """
+    listed = runtime.readable_paths()
+    allowed = sorted({p for group in listed.values() for p in group})
+    hidden = list(runtime.sandbox_python().hidden)
+    code = (
+        "import json\n"
+        f"allowed, own, hidden = {allowed!r}, {_SANDBOX_OWN!r}, {hidden!r}\n"
+        "def inside(p, roots):\n"
+        "    return any(p == r or p.startswith(r.rstrip('/') + '/') for r in roots)\n"
+        "mounts = [line.split()[4] for line in open('/proc/self/mountinfo')]\n"
+        "extra = [m for m in mounts if m not in allowed and m not in hidden and\n"
+        "         not (m == '/' or inside(m, [o for o in own if o != '/']))]\n"
+        "print(json.dumps(extra))\n"
+    )
+    r = verifiers.score("python", code, {"inputs": [""], "outputs": ["[]\n"]}, runtime=runtime)
+    assert r.status is Status.PASSED, r.feedback
+    sdk_dir = os.path.dirname(verifiers.__file__)
+    assert not [p for p in allowed if sdk_dir == p or sdk_dir.startswith(p.rstrip("/") + "/")]
+
+
+def test_toolchain_paths_are_the_toolchains_own(runtime: LocalRuntime) -> None:
+    for name in ("go", "rust", "javascript"):
+        specs = tuple(getattr(registry.get_language(name), "toolchains", ()))
+        tools = runtime.readable_paths(specs)["toolchains"]
+        home = os.path.expanduser("~")
+        # Nothing broader than a toolchain's own directory: never the home directory itself.
+        assert home not in tools and "/" not in tools, tools
+        assert all(os.path.exists(p) for p in tools), tools

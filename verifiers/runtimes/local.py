@@ -468,6 +468,31 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         await asyncio.gather(*(s.close() for _, _, s in idle), return_exceptions=True)
         cgroups_module.tidy()
 
+    def readable_paths(self, toolchains: Sequence[ToolchainSpec] = ()) -> dict[str, list[str]]:
+        """Exactly what a sandbox of programs with ``toolchains`` can read of the host.
+
+        Everything is read-only; scratch space (``/sandbox``, ``/tmp``, ``/dev/shm``) and
+        the program's own files are the sandbox's, not the host's. ``verifiers doctor
+        --paths`` prints it for every language.
+
+        Returns:
+            ``system`` (``/usr``, the root links, a few files of ``/etc``), ``python`` (the
+            interpreter: binary, shared library, standard library), ``python packages``
+            (the entries of ``site-packages`` the languages offer; the rest of it is
+            hidden), ``toolchains`` and ``extra`` (``extra_ro_paths``); paths that do not
+            exist here are left out.
+        """
+        env = self.sandbox_python()
+        tool_paths = [path for spec in toolchains for path in self.toolchain(spec).host_paths]
+        links = [link for link in _ROOT_LINKS if os.path.isdir(link) and not os.path.islink(link)]
+        return {
+            "system": ["/usr", *links, *(p for p in _ETC_FILES if os.path.exists(p))],
+            "python": _outermost(env.binds),
+            "python packages": list(env.entries),
+            "toolchains": _outermost(tool_paths),
+            "extra": _outermost(self.extra_ro_paths),
+        }
+
     def sandbox_python(self) -> SandboxPython:
         """What sandboxes see of the interpreter (see :mod:`verifiers.runtimes.python_env`).
 

@@ -51,7 +51,10 @@ while queue:
         full = os.path.realpath(str(dist.locate_file(file)))
         for root in site:
             if full.startswith(root + os.sep):
-                top.add(os.path.join(root, full[len(root) + 1 :].split(os.sep)[0]))
+                parts = full[len(root) + 1 :].split(os.sep)
+                # The shared __pycache__ holds other modules' code too: its own files only.
+                depth = 2 if parts[0] == "__pycache__" and len(parts) > 1 else 1
+                top.add(os.path.join(root, *parts[:depth]))
     found[key] = sorted(top)
     for req in dist.requires or ():
         if "extra ==" in req or "extra==" in req:
