@@ -62,16 +62,29 @@ def outputs_match(expected: str, actual: str, opts: CompareOptions | None = None
 
     Modes: ``exact`` compares the strings; ``lines`` compares
     :func:`normalise_lines` of both; ``tokens`` (or any float tolerance)
-    compares whitespace-separated tokens, numerically where a tolerance is set.
+    compares whitespace-separated tokens, numerically where a tolerance is set;
+    ``unordered_lines`` and ``unordered_tokens`` compare them as multisets; ``yes_no``
+    compares tokens with ``yes`` and ``no`` in any case.
     """
     opts = opts or CompareOptions()
     if not opts.case_sensitive:
         expected, actual = expected.casefold(), actual.casefold()
     if opts.mode == "exact" and not opts.has_tolerance:
         return expected == actual
+    if opts.mode == "unordered_lines":
+        return sorted(normalise_lines(expected)) == sorted(normalise_lines(actual))
+    if opts.mode == "unordered_tokens":
+        return sorted(expected.split()) == sorted(actual.split())
+    if opts.mode == "yes_no":
+        return _tokens_match(_yes_no(expected.split()), _yes_no(actual.split()), opts)
     if opts.mode == "tokens" or opts.has_tolerance:
         return _tokens_match(expected.split(), actual.split(), opts)
     return normalise_lines(expected) == normalise_lines(actual)
+
+
+def _yes_no(tokens: list[str]) -> list[str]:
+    """Tokens with ``yes`` and ``no`` in any case written one way (Codeforces' convention)."""
+    return [t.lower() if t.lower() in ("yes", "no") else t for t in tokens]
 
 
 # --- values -------------------------------------------------------------------------------

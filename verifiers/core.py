@@ -233,6 +233,7 @@ def infra_result(job: Job, reason: str, duration_s: float = 0.0) -> Result:
         runtime=job.verifier.runtime.name,
         duration_s=duration_s,
         completion_chars=len(job.completion),
+        subtasks=job.spec.subtasks,
     )
 
 
@@ -484,6 +485,10 @@ class CodeVerifier:
         policy_name, policy = resolve_policy(opts.policy)
         if not isinstance(completion, str):
             raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
+        # The problem's own limits (from its data) take the place of the per-test ones.
+        problem = opts.limits.for_problem(spec.time_limit_s, spec.memory_limit_mb)
+        if problem is not opts.limits:
+            opts = dataclasses.replace(opts, limits=problem)
         available = len(spec)
         selected = select_tests(available, opts.max_tests, spec_key(spec))
 
@@ -509,6 +514,7 @@ class CodeVerifier:
                 duration_s=time.perf_counter() - started,
                 compile_step=compile_step,
                 completion_chars=len(completion),
+                subtasks=spec.subtasks,
             )
 
         def every(status: Status, message: str) -> list[TestResult]:

@@ -66,6 +66,43 @@ class Limits(BaseModel):
             raise ValueError("total_timeout_s must be at least timeout_s")
         return self
 
+    def for_problem(self, time_limit_s: float | None, memory_limit_mb: int | None) -> Limits:
+        """These limits with a problem's own (from its spec) in place of the per-test ones.
+
+        A time limit sets both the wall-clock and the CPU limit per test (``total_timeout_s``
+        grows to it when it was smaller); a memory limit sets ``memory_mb``. The spec
+        bounds both (``verifiers.specs.MAX_TIME_LIMIT_S`` and ``MAX_MEMORY_LIMIT_MB``).
+        """
+        update: dict[str, object] = {}
+        if time_limit_s is not None:
+            update.update(timeout_s=time_limit_s, cpu_time_s=time_limit_s)
+            if self.total_timeout_s is not None and self.total_timeout_s < time_limit_s:
+                update["total_timeout_s"] = time_limit_s
+        if memory_limit_mb is not None:
+            update["memory_mb"] = memory_limit_mb
+        if not update:
+            return self
+        return Limits.model_validate({**self.model_dump(), **update})
+
+    def checker_limits(self, time_limit_s: float | None, memory_limit_mb: int | None) -> StepLimits:
+        """Limits of a checker or interactor (untrusted, like the program, but the judge's).
+
+        Its own time (``time_limit_s``, default the test's timeout and at least 10 s), at
+        least 1 GiB of memory, the test's output cap and 16 processes.
+        """
+        timeout = time_limit_s if time_limit_s is not None else max(self.timeout_s, 10.0)
+        memory = memory_limit_mb if memory_limit_mb is not None else max(self.memory_mb, 1024)
+        return StepLimits(
+            timeout_s=timeout,
+            cpu_s=max(1, math.ceil(timeout)),
+            memory_bytes=memory * MIB,
+            max_processes=16,
+            max_file_bytes=self.max_file_mb * MIB,
+            max_open_files=max(self.max_open_files, 64),
+            max_output_bytes=min(self.max_output_bytes, 4 * MIB),
+            address_reserve_bytes=RUNTIME_RESERVE_MB * MIB,
+        )
+
     @property
     def effective_cpu_s(self) -> float:
         """The CPU-time limit actually enforced per test."""

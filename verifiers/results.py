@@ -85,7 +85,8 @@ class TestResult(_Frozen):
     """The outcome of one test.
 
     Text fields are excerpts (bounded in size); the ``*_truncated`` flags say when
-    an excerpt is shorter than the real text.
+    an excerpt is shorter than the real text. ``score`` is the partial credit a checker
+    gave a test that did not pass (testlib points, a ``check`` function's float), in [0, 1].
     """
 
     __test__ = False  # not a pytest test class
@@ -107,11 +108,28 @@ class TestResult(_Frozen):
     actual_truncated: bool = False
     stderr_truncated: bool = False
     hack_suspected: str | None = None
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @property
     def passed(self) -> bool:
         """Whether this test passed."""
         return self.status is Status.PASSED
+
+
+class SubtaskResult(_Frozen):
+    """How one group of tests (a subtask) did: its points count only if every test passed.
+
+    Attributes:
+        name: The subtask's name.
+        points: Its points.
+        passed: Whether every one of its selected tests passed.
+        tests: Its tests that were selected (the others are not judged).
+    """
+
+    name: str = ""
+    points: float
+    passed: bool
+    tests: list[int] = Field(default_factory=list)
 
 
 class Result(_Frozen):
@@ -142,7 +160,9 @@ class Result(_Frozen):
             as ``"test N: reason"`` for the first such test; None otherwise. It never
             raises a score: those tests already fail.
         infra_error: True when our machinery failed (status ``sandbox_error``);
-            never the model's fault.
+            never the model's fault. A checker's or interactor's own failure is one.
+        subtasks: Each subtask's outcome, when the spec has subtasks; ``score`` then
+            comes from their points.
     """
 
     status: Status
@@ -163,6 +183,7 @@ class Result(_Frozen):
     infra_error: bool = False
     cached: bool = False
     hack_suspected: str | None = None
+    subtasks: list[SubtaskResult] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

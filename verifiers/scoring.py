@@ -10,11 +10,13 @@ from verifiers.results import (
     Result,
     Status,
     StepResult,
+    SubtaskResult,
     TestResult,
     clean_text,
     excerpt,
     overall_status,
 )
+from verifiers.specs import Subtask
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,8 @@ class Tally:
         total: Selected tests.
         format_ok: The code came from a closed fenced block.
         completion_chars: Length of the completion, in characters.
+        points: The share of the points earned, when the spec has subtasks (or a checker
+            gave partial credit); None otherwise.
     """
 
     status: Status
@@ -34,10 +38,17 @@ class Tally:
     total: int
     format_ok: bool
     completion_chars: int = 0
+    points: float | None = None
 
     @property
     def pass_rate(self) -> float:
-        """The share of selected tests that passed (0 without tests)."""
+        """The share of selected tests that passed (0 without tests), or of points earned.
+
+        With subtasks, a group's points count only when all its tests passed; with partial
+        credit from a checker, a test counts for its share.
+        """
+        if self.points is not None:
+            return self.points
         return self.passed / self.total if self.total else 0.0
 
     @property
@@ -58,7 +69,7 @@ def binary(t: Tally) -> float:
 
 
 def partial(t: Tally) -> float:
-    """The fraction of all selected tests that passed."""
+    """The fraction of all selected tests that passed (of the points, with subtasks)."""
     return t.pass_rate
 
 
@@ -185,6 +196,7 @@ def assemble(
     duration_s: float,
     compile_step: StepResult | None = None,
     completion_chars: int = 0,
+    subtasks: Sequence[Subtask] = (),
 ) -> Result:
     """Build the :class:`Result` from per-test outcomes."""
     total = len(tests)
@@ -192,7 +204,8 @@ def assemble(
     status = stage_status or overall_status([t.status for t in tests])
     if status is Status.PASSED and total == 0:
         status = Status.FAILED
-    tally = Tally(status, passed, total, format_ok, completion_chars)
+    groups, points = score_subtasks(tests, subtasks)
+    tally = Tally(status, passed, total, format_ok, completion_chars, points)
     score = float(policy(tally))
     if not -1.0 <= score <= 1.0:
         raise ValueError(f"policy {policy_name!r} returned {score}, outside [-1, 1]")
@@ -211,12 +224,41 @@ def assemble(
         runtime=runtime,
         policy=policy_name,
         duration_s=round(duration_s, 6),
-        feedback=clean_text(feedback(status, stage_message, tests, total)),
+        feedback=clean_text(feedback(status, stage_message, tests, total, groups)),
         infra_error=status is Status.SANDBOX_ERROR,
         hack_suspected=next(
             (f"test {t.index}: {t.hack_suspected}" for t in tests if t.hack_suspected), None
         ),
+        subtasks=groups,
     )
+
+
+def score_subtasks(
+    tests: Sequence[TestResult], subtasks: Sequence[Subtask]
+) -> tuple[list[SubtaskResult], float | None]:
+    """Each subtask's outcome and the share of points earned (None: no subtasks, no credit).
+
+    A group scores its points only when every one of its selected tests passed; groups
+    with no selected test (``max_tests``) count neither way. Without subtasks, tests a
+    checker gave partial credit count for their share.
+    """
+    by_index = {t.index: t for t in tests}
+    if not subtasks:
+        if not any(t.score is not None for t in tests):
+            return [], None
+        earned = sum(1.0 if t.passed else (t.score or 0.0) for t in tests)
+        return [], earned / len(tests) if tests else 0.0
+    groups = []
+    earned = possible = 0.0
+    for group in subtasks:
+        chosen = [i for i in group.tests if i in by_index]
+        if not chosen:
+            continue
+        ok = all(by_index[i].passed for i in chosen)
+        possible += group.points
+        earned += group.points if ok else 0.0
+        groups.append(SubtaskResult(name=group.name, points=group.points, passed=ok, tests=chosen))
+    return groups, (earned / possible if possible else 0.0)
 
 
 _LIMIT_WORDS = {
@@ -226,12 +268,29 @@ _LIMIT_WORDS = {
 }
 
 
-def feedback(status: Status, stage_message: str, tests: Sequence[TestResult], total: int) -> str:
+def feedback(
+    status: Status,
+    stage_message: str,
+    tests: Sequence[TestResult],
+    total: int,
+    subtasks: Sequence[SubtaskResult] = (),
+) -> str:
     """A short text a model could use to repair its code."""
     if status is Status.PASSED:
         return f"All {total} tests passed."
     if stage_message:
         return stage_message
+    text = _test_feedback(status, tests, total)
+    if subtasks:
+        shown = ", ".join(
+            f"{g.name or f'subtask {n + 1}'} {g.points if g.passed else 0:g}/{g.points:g}"
+            for n, g in enumerate(subtasks)
+        )
+        text = f"Subtasks: {shown}.\n{text}"
+    return text
+
+
+def _test_feedback(status: Status, tests: Sequence[TestResult], total: int) -> str:
     first = next((t for t in tests if t.status is status), None)
     if first is None:
         return str(status)

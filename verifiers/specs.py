@@ -14,6 +14,13 @@ Formats recognised:
 * assert script: ``{"test": "<defines check(candidate)>", "entry_point": "f"}`` (HumanEval).
 * assert list: ``{"test_list": [...], "test_imports": [...], "test_setup_code": ...}``
   (MBPP) or a plain list of ``assert`` lines.
+
+Every format also takes ``subtasks`` (IOI-style groups of tests with points),
+``time_limit_s`` and ``memory_limit_mb`` (the problem's own limits); stdin/stdout tests
+take a ``checker`` (a built-in checker's name or a checker program) or an ``interactor``.
+A key that is neither known nor in :data:`IGNORED_KEYS` (fields that dataset records
+carry and judging does not need) is a :class:`~verifiers.errors.SpecError` naming it:
+a key dropped in silence would judge by the wrong rule.
 """
 
 from __future__ import annotations
@@ -27,9 +34,146 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from verifiers.errors import SpecError
 
+#: The largest per-problem limits a spec may set (``time_limit_s``, ``memory_limit_mb``).
+MAX_TIME_LIMIT_S = 60.0
+MAX_MEMORY_LIMIT_MB = 16 * 1024
+#: Fields of known dataset records that judging deliberately ignores (accepted, unused):
+#: identifiers, statements, reference solutions, provenance. Listed in ``docs/judging.md``.
+IGNORED_KEYS = frozenset(
+    {
+        # HumanEval, HumanEval-X, MBPP, LeetCode, CodeContests, CodeElo, Kattis, Spider...
+        "task_id",
+        "id",
+        "problem_id",
+        "name",
+        "title",
+        "canonical_solution",
+        "example_test",
+        "docstring",
+        "import",
+        "text",
+        "code",
+        "source_file",
+        "challenge_test_list",
+        "solution",
+        "solutions",
+        "problem",
+        "question",
+        "difficulty",
+        "source",
+        "url",
+        "source_url",
+        "license",
+        "db_id",
+        "gold_error",
+        "query",
+    }
+)
+#: Fields of one stdin/stdout case object that judging ignores (names, descriptions).
+IGNORED_CASE_KEYS = frozenset({"name", "desc", "description", "explanation", "testtype"})
+#: Names of the built-in checkers (no program): see :class:`CompareOptions` and
+#: ``docs/judging.md``.
+BUILTIN_CHECKERS = (
+    "lines",
+    "exact",
+    "tokens",
+    "unordered_lines",
+    "unordered_tokens",
+    "yes_no",
+    "float",
+)
+#: Tolerance of the built-in ``float`` checker when none is given (absolute and relative).
+FLOAT_TOLERANCE = 1e-6
+
 
 class _Spec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Subtask(_Spec):
+    """An IOI-style group of tests: its points count only when every one of its tests passes.
+
+    Attributes:
+        name: What feedback calls it.
+        points: Its weight (the score is the points of the passing groups over all points).
+        tests: Indices of its tests (0-based, into the spec's tests).
+    """
+
+    name: str = ""
+    points: float = Field(gt=0, le=1e9)
+    tests: list[int] = Field(min_length=1)
+
+
+class JudgeProgram(_Spec):
+    """A checker or an interactor: a program (untrusted data too) that judges a test's run.
+
+    Attributes:
+        language: Any registered language that can run judges (``python``, ``cpp``...).
+        source: The main file's text.
+        files: More files beside it (relative path -> text: headers, other sources). With
+            ``files`` alone, every source of the language among them is the program.
+        protocol: ``testlib`` (``checker input output answer``; exit 0 accepted, 1 wrong
+            answer, 2 presentation error, 3 judge failure, 7 points, 16 + n partially
+            correct), ``kattis`` (``validator input answer feedback_dir/ [flags]`` with the
+            output on its stdin; exit 42 accepted, 43 wrong answer), or ``function`` (Python
+            source defining ``check(input, output, answer) -> bool | float``).
+        flags: Extra arguments (Kattis ``validator_flags``).
+        time_limit_s: Its wall-clock limit per test (default :data:`CHECKER_TIME_S`).
+        memory_limit_mb: Its memory limit (default: at least 1 GiB).
+    """
+
+    language: str = Field(min_length=1)
+    source: str | None = None
+    files: dict[str, str] = Field(default_factory=dict)
+    protocol: Literal["testlib", "kattis", "function"]
+    flags: list[str] = Field(default_factory=list)
+    time_limit_s: float | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT_S)
+    memory_limit_mb: int | None = Field(default=None, ge=32, le=MAX_MEMORY_LIMIT_MB)
+
+    @model_validator(mode="after")
+    def _program(self) -> JudgeProgram:
+        if self.source is None and not self.files:
+            raise ValueError("give source, files or both")
+        for path in self.files:
+            parts = path.replace("\\", "/").split("/")
+            if not path or path.startswith("/") or ".." in parts or "" in parts:
+                raise ValueError(f"files: {path!r} is not a relative path inside the program")
+        if self.protocol == "function" and self.source is None:
+            raise ValueError("the function protocol needs source defining check()")
+        return self
+
+
+#: A checker's wall-clock limit per test when its spec gives none, in seconds.
+CHECKER_TIME_S = 10.0
+
+
+class _Tests(_Spec):
+    """What every test format shares: subtasks and the problem's own limits.
+
+    Attributes:
+        subtasks: Groups of tests with points (see :class:`Subtask`).
+        time_limit_s: The problem's time limit per test (wall clock and CPU): overrides
+            ``Limits.timeout_s`` and ``Limits.cpu_time_s``.
+        memory_limit_mb: The problem's memory limit: overrides ``Limits.memory_mb``.
+    """
+
+    subtasks: list[Subtask] = Field(default_factory=list)
+    time_limit_s: float | None = Field(default=None, gt=0, le=MAX_TIME_LIMIT_S)
+    memory_limit_mb: int | None = Field(default=None, ge=32, le=MAX_MEMORY_LIMIT_MB)
+
+    @model_validator(mode="after")
+    def _subtask_tests(self) -> _Tests:
+        count = len(self)  # type: ignore[arg-type]  # every format has a length
+        for n, group in enumerate(self.subtasks):
+            for m, index in enumerate(group.tests):
+                if not 0 <= index < count:
+                    raise ValueError(
+                        f"subtasks[{n}].tests[{m}]: test {index} does not exist "
+                        f"(there are {count} tests)"
+                    )
+            if len(set(group.tests)) != len(group.tests):
+                raise ValueError(f"subtasks[{n}].tests: a test is listed twice")
+        return self
 
 
 class CompareOptions(_Spec):
@@ -38,14 +182,19 @@ class CompareOptions(_Spec):
     Attributes:
         mode: ``lines`` (default): lines compared after removing trailing
             whitespace on each line and trailing blank lines at the end;
-            ``exact``: byte for byte; ``tokens``: whitespace-separated tokens.
+            ``exact``: byte for byte; ``tokens``: whitespace-separated tokens;
+            ``unordered_lines``: the lines (normalised as ``lines``) as a multiset;
+            ``unordered_tokens``: the tokens as a multiset; ``yes_no``: tokens, where
+            ``yes`` and ``no`` match in any case.
         float_abs_tol: Absolute tolerance for numeric tokens or values
             (implies ``tokens`` for text output).
         float_rel_tol: Relative tolerance, as in :func:`math.isclose`.
         case_sensitive: Compare text case-sensitively (default true).
     """
 
-    mode: Literal["lines", "exact", "tokens"] = "lines"
+    mode: Literal["lines", "exact", "tokens", "unordered_lines", "unordered_tokens", "yes_no"] = (
+        "lines"
+    )
     float_abs_tol: float | None = Field(default=None, ge=0)
     float_rel_tol: float | None = Field(default=None, ge=0)
     case_sensitive: bool = True
@@ -63,18 +212,33 @@ class StdioCase(_Spec):
     output: str
 
 
-class StdioTests(_Spec):
-    """Programs read stdin and write stdout; output is compared outside the sandbox."""
+class StdioTests(_Tests):
+    """Programs read stdin and write stdout; output is compared outside the sandbox.
+
+    With a ``checker`` program, the output is judged by it inside the sandbox (the case's
+    ``output`` is its answer file); with an ``interactor``, the program's stdin and stdout
+    are connected to it.
+    """
 
     kind: Literal["stdio"] = "stdio"
     cases: list[StdioCase] = Field(min_length=1)
     compare: CompareOptions = CompareOptions()
+    checker: JudgeProgram | None = None
+    interactor: JudgeProgram | None = None
+
+    @model_validator(mode="after")
+    def _judges(self) -> StdioTests:
+        if self.checker is not None and self.interactor is not None:
+            raise ValueError("give a checker or an interactor, not both")
+        if self.interactor is not None and self.interactor.protocol == "function":
+            raise ValueError("interactor: an interactor is a program (testlib or kattis)")
+        return self
 
     def __len__(self) -> int:
         return len(self.cases)
 
 
-class CallTests(_Spec):
+class CallTests(_Tests):
     """Call a function with arguments; its return value is compared outside the sandbox.
 
     ``fn_name`` may name a top-level function or a method of a top-level
@@ -112,7 +276,7 @@ class ExpressionCase(_Spec):
     expected: Any = None
 
 
-class ExpressionTests(_Spec):
+class ExpressionTests(_Tests):
     """Evaluate expressions such as ``add(1, 2)``; values are compared outside the sandbox."""
 
     kind: Literal["expression"] = "expression"
@@ -123,7 +287,7 @@ class ExpressionTests(_Spec):
         return len(self.cases)
 
 
-class AssertScriptTests(_Spec):
+class AssertScriptTests(_Tests):
     """A test script run after the program, such as HumanEval's ``check(candidate)``.
 
     When ``entry_point`` is set, ``check(<entry_point>)`` is called after the
@@ -159,7 +323,7 @@ class AssertScriptTests(_Spec):
         return max(1, len(self.test_names))
 
 
-class AssertListTests(_Spec):
+class AssertListTests(_Tests):
     """A list of assert statements, one test each (MBPP).
 
     ``imports`` and ``setup`` run before every assert.
@@ -202,7 +366,7 @@ class SqlDatabase(_Spec):
         return self
 
 
-class SqlTests(_Spec):
+class SqlTests(_Tests):
     """A query judged by execution match on one or more databases (Spider, BIRD).
 
     Each database is one test (test-suite accuracy: partial credit is the pass rate
@@ -273,7 +437,7 @@ class RegexCase(_Spec):
         return self
 
 
-class RegexTests(_Spec):
+class RegexTests(_Tests):
     """A regular expression judged on example strings and, optionally, against a gold pattern.
 
     Each positive, negative and case is one test; with ``gold`` there is one more test:
@@ -353,6 +517,10 @@ def _field_error(prefix: str, err: ValidationError) -> SpecError:
     msg = first["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
+    if msg.startswith("subtasks[") and ": " in msg:
+        # A whole-spec check that names the field it found wrong.
+        where, msg = msg.split(": ", 1)
+        field = f"{field}.{where}"
     return SpecError(field, msg)
 
 
@@ -378,6 +546,76 @@ def _text(value: Any, field: str) -> str:
     raise SpecError(field, f"expected a string, got {type(value).__name__}")
 
 
+#: Keys every format takes (see :class:`_Tests`).
+COMMON_KEYS = frozenset({"subtasks", "time_limit_s", "memory_limit_mb", "kind"})
+#: Keys stdin/stdout tests take besides the common ones.
+STDIO_KEYS = frozenset({"compare", "checker", "interactor"})
+
+
+def _reject_unknown(raw: Mapping[str, Any], known: frozenset[str], field: str) -> None:
+    """SpecError naming the first key that is neither known here nor a known ignored field."""
+    for key in raw:
+        if key not in known and key not in IGNORED_KEYS:
+            names = ", ".join(sorted(known - {"kind"}))
+            raise SpecError(
+                f"{field}.{key}",
+                f"unknown key (this format takes {names}; fields judging ignores are "
+                "listed in docs/judging.md)",
+            )
+
+
+def _common(raw: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: raw[k] for k in ("subtasks", "time_limit_s", "memory_limit_mb") if k in raw}
+
+
+def builtin_checker(value: Any, field: str) -> CompareOptions:
+    """The comparison a built-in checker stands for: a name, or ``{"name": ..., options}``.
+
+    ``float`` takes ``abs_tol`` and ``rel_tol`` (default :data:`FLOAT_TOLERANCE` each).
+    """
+    options: dict[str, Any] = {}
+    if isinstance(value, Mapping):
+        options = {k: v for k, v in value.items() if k != "name"}
+        value = value.get("name")
+    if value not in BUILTIN_CHECKERS:
+        raise SpecError(
+            field, f"unknown built-in checker {value!r}; known: {', '.join(BUILTIN_CHECKERS)}"
+        )
+    if value == "float":
+        unknown = set(options) - {"abs_tol", "rel_tol"}
+        if unknown:
+            raise SpecError(
+                f"{field}.{sorted(unknown)[0]}", "unknown key (float takes abs_tol, rel_tol)"
+            )
+        data = {
+            "mode": "tokens",
+            "float_abs_tol": options.get("abs_tol", FLOAT_TOLERANCE),
+            "float_rel_tol": options.get("rel_tol", FLOAT_TOLERANCE),
+        }
+    else:
+        if options:
+            raise SpecError(f"{field}.{sorted(options)[0]}", f"unknown key ({value} takes none)")
+        data = {"mode": value}
+    return build(CompareOptions, data, field)
+
+
+def _judging(raw: Mapping[str, Any], field: str) -> dict[str, Any]:
+    """The stdio judging keys of ``raw``: a built-in checker's name becomes its comparison."""
+    out = {k: raw[k] for k in ("compare", "interactor") if k in raw}
+    checker = raw.get("checker")
+    if checker is None:
+        return out
+    if isinstance(checker, str) or (isinstance(checker, Mapping) and "name" in checker):
+        if "compare" in raw:
+            raise SpecError(
+                f"{field}.checker", "a built-in checker is a comparison: give it or compare"
+            )
+        out["compare"] = builtin_checker(checker, f"{field}.checker")
+    else:
+        out["checker"] = checker
+    return out
+
+
 def _stdio_from_lists(raw: Mapping[str, Any], field: str) -> StdioTests:
     inputs, outputs = raw["inputs"], raw["outputs"]
     if not isinstance(inputs, list):
@@ -395,11 +633,15 @@ def _stdio_from_lists(raw: Mapping[str, Any], field: str) -> StdioTests:
         StdioCase(input=_text(i, f"{field}.inputs[{n}]"), output=_text(o, f"{field}.outputs[{n}]"))
         for n, (i, o) in enumerate(zip(inputs, outputs, strict=True))
     ]
-    extra = {k: v for k, v in raw.items() if k in ("compare",)}
-    return build(StdioTests, {"cases": cases, **extra}, field)
+    _reject_unknown(raw, COMMON_KEYS | STDIO_KEYS | {"inputs", "outputs", "fn_name"}, field)
+    data = {"cases": cases, **_common(raw), **_judging(raw, field)}
+    return build(StdioTests, data, field)
 
 
-def _stdio_from_cases(raw: Sequence[Any], field: str) -> StdioTests:
+def _stdio_from_cases(
+    raw: Sequence[Any], field: str, extra: Mapping[str, Any] | None = None
+) -> StdioTests:
+    extra = extra or {}
     cases = []
     for n, case in enumerate(raw):
         where = f"{field}[{n}]"
@@ -407,15 +649,20 @@ def _stdio_from_cases(raw: Sequence[Any], field: str) -> StdioTests:
             raise SpecError(where, f"expected an object with input and output, got {case!r:.60}")
         if "input" not in case:
             raise SpecError(f"{where}.input", "missing")
-        if "output" not in case:
+        # Library Checker and Kattis call the jury's output the answer.
+        out_key = "answer" if "answer" in case and "output" not in case else "output"
+        if out_key not in case:
             raise SpecError(f"{where}.output", "missing")
+        for key in case:
+            if key not in ("input", out_key) and key not in IGNORED_CASE_KEYS | IGNORED_KEYS:
+                raise SpecError(f"{where}.{key}", "unknown key (a case takes input and output)")
         cases.append(
             StdioCase(
                 input=_text(case["input"], f"{where}.input"),
-                output=_text(case["output"], f"{where}.output"),
+                output=_text(case[out_key], f"{where}.{out_key}"),
             )
         )
-    return StdioTests(cases=cases)
+    return build(StdioTests, {"cases": cases, **extra}, field)
 
 
 def _call(raw: Mapping[str, Any], field: str) -> CallTests:
@@ -424,7 +671,8 @@ def _call(raw: Mapping[str, Any], field: str) -> CallTests:
     if isinstance(inputs, list):
         # APPS stores each call's arguments as a list; a bare value is one argument.
         data["inputs"] = [a if isinstance(a, list) else [a] for a in inputs]
-    keep = {"fn_name", "inputs", "outputs", "compare", "unwrap_single", "kind"}
+    keep = COMMON_KEYS | {"fn_name", "inputs", "outputs", "compare", "unwrap_single"}
+    _reject_unknown(data, keep, field)
     return build(CallTests, {k: v for k, v in data.items() if k in keep}, field)
 
 
@@ -450,7 +698,15 @@ def _mbpp(raw: Mapping[str, Any], field: str) -> AssertListTests:
     setup = raw.get("test_setup_code") or None
     if setup is not None and not isinstance(setup, str):
         raise SpecError(f"{field}.test_setup_code", "expected a string")
-    data = {"asserts": asserts, "imports": imports, "setup": setup, "prelude": raw.get("prelude")}
+    known = COMMON_KEYS | {"test_list", "test_imports", "test_setup_code", "prelude"}
+    _reject_unknown(raw, known, field)
+    data = {
+        "asserts": asserts,
+        "imports": imports,
+        "setup": setup,
+        "prelude": raw.get("prelude"),
+        **_common(raw),
+    }
     return build(AssertListTests, data, field)
 
 
@@ -475,8 +731,10 @@ def _sql(raw: Mapping[str, Any], field: str) -> SqlTests:
             data["gold_query"] = data.pop(alias)
     if "order_matters" in data and "ordered" not in data:
         data["ordered"] = data.pop("order_matters")
-    for extra in ("db_id", "question", "gold_error", "id", "gold_result", "query"):
+    for extra in ("gold_result", "query", *IGNORED_KEYS):
         data.pop(extra, None)
+    known = COMMON_KEYS | frozenset(SqlTests.model_fields)
+    _reject_unknown(data, known, field)
     return build(SqlTests, data, field)
 
 
@@ -546,13 +804,17 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         model = _BY_KIND.get(kind)
         if model is None:
             raise SpecError(f"{field}.kind", f"unknown kind {kind!r}; known: {sorted(_BY_KIND)}")
-        return build(model, raw, field)
+        data = dict(raw)
+        if model is StdioTests:
+            data.update(_judging(raw, field))
+        return build(model, data, field)
     if "database" in raw or "databases" in raw:
         return _sql(raw, field)
     if any(k in raw for k in ("positive", "negative", "flavor", "flavour")) or (
         "gold" in raw and "test" not in raw
     ):
-        return build(RegexTests, raw, field)
+        _reject_unknown(raw, COMMON_KEYS | frozenset(RegexTests.model_fields) | {"flavour"}, field)
+        return build(RegexTests, {k: v for k, v in raw.items() if k not in IGNORED_KEYS}, field)
     if "fn_name" in raw and raw.get("fn_name"):
         return _call(raw, field)
     if "inputs" in raw or "outputs" in raw:
@@ -565,12 +827,22 @@ def _parse_mapping(raw: Mapping[str, Any], field: str) -> TestSpec:
         return _mbpp(raw, field)
     if "test" in raw:
         fields = ("test", "entry_point", "prompt", "prelude", "test_setup", "declaration")
+        _reject_unknown(raw, COMMON_KEYS | frozenset(fields), field)
         data = {k: raw.get(k) for k in fields if k in raw}
         if not isinstance(data.get("test"), str):
             raise SpecError(f"{field}.test", "expected the test code as a string")
-        return build(AssertScriptTests, data, field)
+        return build(AssertScriptTests, {**data, **_common(raw)}, field)
     if "tests" in raw and isinstance(raw["tests"], list):
-        return parse_tests(raw["tests"], f"{field}.tests")
+        # A record holding its cases (CodeContests, Kattis, Library Checker exports): the
+        # record's own judging keys apply to them.
+        _reject_unknown(raw, COMMON_KEYS | STDIO_KEYS | {"tests"}, field)
+        cases = raw["tests"]
+        if cases and all(isinstance(c, Mapping) for c in cases):
+            extra = {**_common(raw), **_judging(raw, field)}
+            return _stdio_from_cases(cases, f"{field}.tests", extra)
+        if set(raw) - IGNORED_KEYS != {"tests"}:
+            raise SpecError(field, "subtasks, limits and checkers go with stdin/stdout cases")
+        return parse_tests(cases, f"{field}.tests")
     keys = ", ".join(sorted(map(str, raw))) or "none"
     raise SpecError(
         field,
