@@ -30,7 +30,7 @@ FLOORS: list[tuple[str, ...]] = [
         "verifiers.rows",
     ),
     ("verifiers.protocols",),
-    ("verifiers.core", "verifiers.toolchains", "verifiers.images"),
+    ("verifiers.core", "verifiers.checkers", "verifiers.toolchains", "verifiers.images"),
     ("verifiers.languages.*", "verifiers.runtimes.*"),
     ("verifiers.engine",),
     ("verifiers.executors.*",),

@@ -27,16 +27,24 @@ from pydantic import BaseModel, ValidationError
 
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
-from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
+from verifiers.checkers import (
+    JUDGE_PREFIX,
+    checker_outcome,
+    interactor_outcome,
+    judge_args,
+    judge_sources,
+)
+from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError, UnknownNameError
 from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
 from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
-from verifiers.program import ProcessResult, Program, ProgramTest
+from verifiers.program import Check, Executable, ProcessResult, Program, ProgramTest, Step, resolve
 from verifiers.protocols import CodeCheck, DelegatingRuntime, Language, Runtime, TestOutcome
+from verifiers.registry import get_language
 from verifiers.result_cache import UNCACHED, ResultCache
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
 from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
-from verifiers.specs import CompareOptions, TestSpec
+from verifiers.specs import CompareOptions, JudgeProgram, StdioTests, TestSpec
 
 log = logging.getLogger("verifiers")
 
@@ -278,6 +286,46 @@ async def verify_one(
     return result
 
 
+# --- checkers and interactors -----------------------------------------------------------------
+
+
+class JudgeBroken(Exception):
+    """A checker or interactor that cannot be used (it does not build): no test can be judged."""
+
+
+def judge_of(spec: TestSpec) -> tuple[JudgeProgram, bool] | None:
+    """The spec's checker or interactor program, and whether it is an interactor."""
+    if isinstance(spec, StdioTests):
+        if spec.checker is not None:
+            return spec.checker, False
+        if spec.interactor is not None:
+            return spec.interactor, True
+    return None
+
+
+def judge_executable(judge: JudgeProgram, field: str, limits: Limits) -> Executable:
+    """The judge program as its language runs it (sources, build, command).
+
+    Raises:
+        SpecError: The language is unknown, cannot run judges, or refuses the files.
+    """
+    try:
+        language = get_language(judge.language)
+    except UnknownNameError as err:
+        raise SpecError(f"{field}.language", str(err)) from None
+    make = getattr(language, "executable", None)
+    if not callable(make):
+        raise SpecError(
+            f"{field}.language", f"{language.name} programs cannot be checkers or interactors"
+        )
+    if judge.protocol == "function" and language.name != "python":
+        raise SpecError(f"{field}.protocol", "a check function is Python")
+    source, files = judge_sources(judge)
+    exe = make(source, files, limits, field)
+    assert isinstance(exe, Executable)
+    return exe
+
+
 # --- results of tests and builds -------------------------------------------------------------
 
 
@@ -320,6 +368,7 @@ def test_result(
         expected_truncated=expected_cut,
         actual_truncated=actual_cut or bool(proc and proc.stdout_truncated),
         hack_suspected=outcome.hack or None,
+        score=outcome.score if outcome.status is not Status.PASSED else None,
         **_proc_fields(proc),
     )
 
@@ -403,6 +452,10 @@ class CodeVerifier:
         """
         opts = with_overrides(self.options, options) if options else self.options
         spec = self.parse_tests(tests)
+        judged = judge_of(spec)
+        if judged is not None:  # a judge the SDK cannot run is malformed input
+            field = "tests.interactor" if judged[1] else "tests.checker"
+            judge_executable(judged[0], field, opts.limits)
         if not isinstance(completion, str):
             raise SpecError("completion", f"expected a string, got {type(completion).__name__}")
         return Job(self, completion, spec, opts)
@@ -557,6 +610,14 @@ class CodeVerifier:
                 tests = [test_result(lang, spec, i, refused) for i in selected]
                 return finish(tests, refused.status, refused.message, code, found.format_ok)
             program = self._keyed(lang.build_program(code, spec, selected, opts.limits))
+            judged = judge_of(spec)
+            if judged is not None:
+                try:
+                    program = await self._with_judge(program, spec, *judged, opts.limits)
+                except JudgeBroken as err:
+                    message = JUDGE_PREFIX + str(err)
+                    tests = every(Status.SANDBOX_ERROR, message)
+                    return finish(tests, Status.SANDBOX_ERROR, message, code, found.format_ok)
             last_error: SandboxError | None = None
             for attempt in range(2):
                 try:
@@ -593,6 +654,104 @@ class CodeVerifier:
         return dataclasses.replace(
             program, build_key=content_key(program.build_key, self.runtime.name, *identities)
         )
+
+    async def _with_judge(
+        self,
+        program: Program,
+        spec: TestSpec,
+        judge: JudgeProgram,
+        interactive: bool,
+        limits: Limits,
+    ) -> Program:
+        """``program`` with its checker (or interactor) on every test, built once.
+
+        The judge's files go where only judges reach (``{judge_dir}``); each test's step
+        carries the judge's run with the test's input and answer.
+        """
+        assert isinstance(spec, StdioTests)
+        field = "tests.interactor" if interactive else "tests.checker"
+        exe = judge_executable(judge, field, limits)
+        files = await self._judge_files(exe, limits)
+        argv = (
+            *(resolve(a, {"{dir}": "{judge_dir}/judge"}) for a in exe.run),
+            *judge_args(judge),
+        )
+        step_limits = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb)
+        tests = []
+        for test in program.tests:
+            case = spec.cases[test.index]
+            check = Check(
+                step=Step(argv=argv, limits=step_limits),
+                input=case.input.encode("utf-8", "surrogateescape"),
+                answer=case.output.encode("utf-8", "surrogateescape"),
+                output_on_stdin=judge.protocol == "kattis" and not interactive,
+                interactive=interactive,
+            )
+            tests.append(
+                dataclasses.replace(test, step=dataclasses.replace(test.step, check=check))
+            )
+        extra = tuple(t for t in exe.toolchains if t not in program.toolchains)
+        return dataclasses.replace(
+            program,
+            tests=tuple(tests),
+            judge_dir_files={f"judge/{path}": data for path, data in files.items()},
+            toolchains=program.toolchains + extra,
+        )
+
+    async def _judge_files(self, exe: Executable, limits: Limits) -> dict[str, bytes]:
+        """What a judge needs in the sandbox: its sources, or its build's artefacts (cached).
+
+        Raises:
+            JudgeBroken: It does not build.
+        """
+        if exe.build is None:
+            return dict(exe.files)
+        program = self._keyed(
+            Program(
+                files={},
+                tests=(),
+                work_files=exe.files,
+                build=exe.build,
+                toolchains=exe.toolchains,
+                build_key=exe.build_key,
+                artefacts=exe.artefacts,
+            )
+        )
+        key = program.build_key
+        cached = self.build_cache.get(key) if key else None
+        if cached is not None:
+            return cached
+        claimed = False
+        if key:
+            pending = self.build_cache.claim(key)
+            if pending is None:
+                claimed = True
+            else:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
+                cached = self.build_cache.get(key)
+                if cached is not None:
+                    return cached
+        runtime = self.runtime
+        assert not isinstance(runtime, DelegatingRuntime)  # guarded() delegates whole jobs
+        try:
+            async with runtime.session(program, limits) as session:
+                proc = await session.run(exe.build)
+                if proc.exit_code != 0 or proc.signal is not None or proc.timed_out:
+                    text = (proc.stderr or proc.stdout).decode(errors="replace").strip()
+                    raise JudgeBroken(
+                        f"the judge program does not build:\n{excerpt(text, 3000)[0]}"
+                    )
+                artefacts = {
+                    path: await session.read_file(f"{{work_dir}}/{path}", MAX_ARTEFACT_BYTES)
+                    for path in exe.artefacts
+                }
+            if key:
+                self.build_cache.put(key, artefacts)
+            return artefacts
+        finally:
+            if claimed and key:
+                self.build_cache.release(key)
 
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None
@@ -632,6 +791,7 @@ class CodeVerifier:
         compare = opts.compare
         results: list[TestResult] = []
         compile_step: StepResult | None = None
+        judging = judge_of(spec)
         budget_end = time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
         if program.build is not None and cached is not None:
             # Built before: the artefacts go in as files and the build is skipped.
@@ -683,6 +843,10 @@ class CodeVerifier:
                 pending = batch[len(procs) :] + pending
                 for test, proc in zip(batch, procs, strict=False):
                     outcome = lang.interpret(test, spec, proc, limits, compare)
+                    if judging is not None:
+                        judge, interactive = judging
+                        decide = interactor_outcome if interactive else checker_outcome
+                        outcome = decide(judge, proc, outcome)
                     if observe is not None:
                         observe(test.index, outcome)
                     results.append(test_result(lang, spec, test.index, outcome, proc))

@@ -97,6 +97,83 @@ class ToolchainSpec:
 
 
 @dataclass(frozen=True)
+class Check:
+    """A judge program on one test: a checker after the program's run, or an interactor beside it.
+
+    It is untrusted data like the program, so it runs sandboxed with limits of its own, as
+    the judge uid, in the program's sandbox (the program's output never leaves it for the
+    checker's sake). Its argv may use ``{input}``, ``{output}`` and ``{answer}`` (memory
+    files only it holds: the test's input, the program's output, the jury's answer),
+    ``{feedback_dir}`` (an empty directory only judges reach; its files come back) and
+    ``{judge_dir}`` (where :attr:`Program.judge_dir_files` are).
+
+    Attributes:
+        step: The checker's process (``exec``).
+        input: The test's input.
+        answer: The jury's answer.
+        output_on_stdin: The program's output is its stdin as well (Kattis validators).
+        interactive: An interactor: it runs beside the program, its stdout on the program's
+            stdin and the program's stdout on its stdin; ``{output}`` is then empty.
+    """
+
+    step: Step
+    input: bytes = b""
+    answer: bytes = b""
+    output_on_stdin: bool = False
+    interactive: bool = False
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What a checker or interactor did (raw facts; the protocol gives them a meaning).
+
+    Attributes:
+        exit_code: Its exit status, or None when a signal ended it.
+        signal: The signal that ended it, or None.
+        stdout: What it printed (a checker; an interactor's stdout went to the program).
+        stderr: The end of what it wrote on stderr (testlib's message).
+        feedback: The files it left in its feedback directory (name -> head of the file).
+        timed_out: It was killed at its own time limit.
+        output_exceeded: It wrote more than its output cap.
+        wall_s: Wall time.
+        cpu_s: CPU time.
+        first: ``judge`` when an interactor ended before the program, else ``program``.
+    """
+
+    exit_code: int | None
+    signal: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    feedback: Mapping[str, bytes] = field(default_factory=dict)
+    timed_out: bool = False
+    output_exceeded: str | None = None
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    first: str = "program"
+
+
+@dataclass(frozen=True)
+class Executable:
+    """A program a language can run as a judge (a checker or interactor), before its build.
+
+    Attributes:
+        files: Its sources, by path relative to its directory.
+        run: Its command line, with ``{dir}`` where its directory (or its build's) is.
+        build: A build step (run in a sandbox's work directory holding ``files``), or None.
+        artefacts: What the build leaves that ``run`` needs (relative paths).
+        build_key: Content hash of the sources, flags and toolchain of the build.
+        toolchains: The toolchains its build and run use.
+    """
+
+    files: Mapping[str, bytes]
+    run: tuple[str, ...]
+    build: Step | None = None
+    artefacts: tuple[str, ...] = ()
+    build_key: str | None = None
+    toolchains: tuple[ToolchainSpec, ...] = ()
+
+
+@dataclass(frozen=True)
 class Step:
     """One process to run.
 
@@ -118,6 +195,8 @@ class Step:
             verdict comes back on its descriptor 3 (:attr:`ProcessResult.verdict`). The
             run ends when the judge does. A judge's ``call`` entries and data are the
             program's ``judge_entries`` and ``judge_files``.
+        check: A checker run after the process when it ended cleanly, or an interactor
+            run beside it (:class:`Check`); :attr:`ProcessResult.check` reports it.
     """
 
     argv: tuple[str, ...]
@@ -129,6 +208,7 @@ class Step:
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
     judge: Step | None = None
+    check: Check | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +239,8 @@ class ProcessResult:
         judge_signal: The signal that ended the judge, or None.
         oom_killed: The sandbox's memory (all its processes together, its scratch files
             included) ran out during the run and the kernel killed a process.
+        check: What the step's checker or interactor did (None: it has none, or a checker
+            was not run because the program did not end cleanly).
     """
 
     exit_code: int | None
@@ -181,6 +263,7 @@ class ProcessResult:
     judge_exit_code: int | None = None
     judge_signal: int | None = None
     oom_killed: bool = False
+    check: CheckResult | None = None
 
 
 @dataclass(frozen=True)
@@ -223,6 +306,8 @@ class Program:
             are forked.
         toolchains: Logical toolchains the steps use through their placeholders; the
             runtime resolves them.
+        judge_dir_files: Files of checkers and interactors (a built checker, a script),
+            written before any test into ``{judge_dir}``, a directory only judges reach.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
             through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
             before the disk. Such a program needs nothing written into the sandbox,
@@ -246,6 +331,7 @@ class Program:
     judge_entries: tuple[str, ...] = ()
     judge_modules: tuple[str, ...] = ()
     judge_prepare: tuple[Step, ...] = ()
+    judge_dir_files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 def resolve(text: str, values: Mapping[str, str]) -> str:

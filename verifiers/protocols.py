@@ -102,6 +102,7 @@ class TestOutcome:
     ``hack`` says why the run looks like an attempt to forge a pass, when it does.
     ``returned`` holds the decoded value a value test (call, expression) got back, as a
     one-element tuple, so that ``None`` returned is told apart from nothing returned.
+    ``score`` is the partial credit (in [0, 1]) a checker gave a test that did not pass.
     """
 
     __test__ = False
@@ -112,6 +113,7 @@ class TestOutcome:
     fatal: bool = False
     hack: str = ""
     returned: tuple[Any] | None = None
+    score: float | None = None
 
 
 @runtime_checkable

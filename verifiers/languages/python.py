@@ -17,6 +17,7 @@ import re
 import sys
 import textwrap
 import warnings
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -32,7 +33,7 @@ from verifiers.languages.common import (
 )
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue, cached_check, tree_sitter_check
-from verifiers.program import ProcessResult, Program, ProgramTest, Step
+from verifiers.program import Executable, ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import (
@@ -446,6 +447,36 @@ class PythonLanguage:
             judge_modules=tuple(sorted(tested & self.preload)),
             judge_prepare=judge_prepare,
         )
+
+    def executable(
+        self, source: str | None, files: Mapping[str, bytes], limits: Limits, field: str
+    ) -> Executable:
+        """A Python program as a checker or interactor: run by the sandbox's interpreter.
+
+        ``source`` is ``main.py`` beside ``files``; without it, the one Python file among
+        ``files`` (or its ``main.py``) is the main file.
+
+        Raises:
+            SpecError: There is no main file to run, or two.
+        """
+        sources = dict(files)
+        main = "main.py"
+        if source is not None:
+            if main in sources:
+                raise SpecError(f"{field}.files", "main.py is the source's own name")
+            sources[main] = source.encode("utf-8", "surrogateescape")
+        elif main not in sources:
+            found = [path for path in sources if path.endswith(".py")]
+            if len(found) != 1:
+                raise SpecError(f"{field}.source", "name the main Python file: give it as source")
+            main = found[0]
+        text = sources[main].decode("utf-8", "surrogateescape")
+        issue = self.check_syntax(text)
+        if issue is not None:
+            raise SpecError(
+                f"{field}.source", f"the judge program does not parse: {issue.describe()}"
+            )
+        return Executable(files=sources, run=("{python}", "-s", "-B", f"{{dir}}/{main}"))
 
     # --- judging ----------------------------------------------------------------------------
 

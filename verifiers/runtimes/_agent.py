@@ -440,8 +440,26 @@ def _flush_stdio() -> None:
             pass
 
 
-#: Descriptor numbers of a child, in order (None: not given).
-CHILD_FDS = ("stdin", "stdout", "stderr", "channel", "nonce", "calls_in", "calls_out")
+#: Descriptor numbers of a child, in order (None: not given). A checker's or interactor's
+#: files (the test's input, the program's output, the jury's answer) are memory files at
+#: 7, 8 and 9, named to it as ``/proc/self/fd/N``: only it holds them.
+CHILD_FDS = (
+    "stdin",
+    "stdout",
+    "stderr",
+    "channel",
+    "nonce",
+    "calls_in",
+    "calls_out",
+    "input_file",
+    "output_file",
+    "answer_file",
+)
+#: The placeholders of a checker's argv and where they point.
+CHECK_FILES = {"{input}": "input_file", "{output}": "output_file", "{answer}": "answer_file"}
+#: Files a checker writes in its feedback directory that are read back, and how much of each.
+FEEDBACK_FILES = 8
+FEEDBACK_KEEP = 64 * 1024
 
 
 def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> None:
@@ -665,14 +683,157 @@ def _spawn_local(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str
     return pid
 
 
-def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
-    """Run one step (and its judge, when it has one); every process is gone afterwards."""
+# --- checkers and interactors ----------------------------------------------------------------
+
+#: The directory only judges reach (0700, the judge uid's): checkers' and interactors' own
+#: files, and the feedback directory of the current one. Made with a random name before the
+#: first program runs (or when first needed), emptied by a reset.
+_judge_dir: str | None = None
+
+
+def _ensure_judge_dir() -> str:
+    global _judge_dir
+    if _judge_dir is None or not os.path.isdir(_judge_dir):
+        import tempfile
+
+        # In the sandbox, its /tmp; unsandboxed, beside the work directory (removed with it).
+        base = "/tmp" if _pid1 else os.path.dirname(_initial_cwd)
+        path = tempfile.mkdtemp(prefix=".verifiers-judge-", dir=base)
+        if _ids.separate:
+            os.chown(path, _ids.judge, _ids.judge)
+        _judge_dir = path
+    return _judge_dir
+
+
+def _judge_dir_load(header: dict[str, Any], blobs: list[bytes]) -> None:
+    """Write the judges' own files (a checker's binary or source) into the judge directory."""
+    items = header.get("judge_dir_files") or []
+    if not items:
+        return
+    root = _ensure_judge_dir()
+    for item in items:
+        rel = os.path.normpath(str(item["path"]))
+        if rel.startswith(("/", "..")):
+            raise ValueError(f"judge file {rel!r} leaves the judge directory")
+        path = os.path.join(root, rel)
+        parent = os.path.dirname(path)
+        if not os.path.isdir(parent):
+            os.makedirs(parent, 0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o700)
+        view = memoryview(blobs[item["blob"]])
+        while view:
+            view = view[os.write(fd, view) :]
+        os.close(fd)
+    if _ids.separate:
+        for where, dirs, names in os.walk(root):
+            for name in dirs + names:
+                os.chown(os.path.join(where, name), _ids.judge, _ids.judge, follow_symlinks=False)
+
+
+def _fresh_feedback_dir() -> str:
+    """An empty feedback directory for the next checker (Kattis ``feedback_dir``)."""
+    path = os.path.join(_ensure_judge_dir(), "feedback")
+    if os.path.isdir(path) and not os.path.islink(path):
+        _empty_dir(path)
+    else:
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.mkdir(path, 0o700)
+    if _ids.separate:
+        os.chown(path, _ids.judge, _ids.judge)
+    return path
+
+
+def _read_feedback(path: str) -> tuple[list[list[Any]], bytes]:
+    """The regular files a checker left in ``path`` (no links followed), each cut at a cap."""
+    sizes: list[list[Any]] = []
+    parts: list[bytes] = []
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return [], b""
+    for name in names[:FEEDBACK_FILES]:
+        try:
+            fd = os.open(os.path.join(path, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat_is_regular(fd):
+                continue
+            data = os.read(fd, FEEDBACK_KEEP)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        sizes.append([name, len(data)])
+        parts.append(data)
+    return sizes, b"".join(parts)
+
+
+def stat_is_regular(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+def _check_step(check: dict[str, Any], feedback: str) -> dict[str, Any]:
+    """A checker's or interactor's step with its placeholders resolved."""
+    step = dict(check["step"])
+
+    def resolve_arg(arg: str) -> str:
+        for key, name in CHECK_FILES.items():
+            arg = arg.replace(key, f"/proc/self/fd/{CHILD_FDS.index(name)}")
+        return arg.replace("{feedback_dir}", feedback + "/").replace("{judge_dir}", judge_dir)
+
+    judge_dir = _ensure_judge_dir()
+
+    step["argv"] = [resolve_arg(str(a)) for a in step["argv"]]
+    return step
+
+
+def _run_check(
+    check: dict[str, Any], blobs: list[bytes], output: bytes
+) -> tuple[dict[str, Any], list[bytes]]:
+    """Run a checker on a finished program's output: the judge uid, its own limits.
+
+    Its files are memory files only it holds; its stdin is the output too when the protocol
+    says so (Kattis). Replies its run's facts and, as one more blob, its feedback files.
+    """
+    feedback = _fresh_feedback_dir()
+    step = _check_step(check, feedback)
+    blobs.append(output if check.get("output_on_stdin") else b"")
+    step["stdin"] = len(blobs) - 1
+    files = {
+        "input_file": blobs[check["input"]],
+        "output_file": output,
+        "answer_file": blobs[check["answer"]],
+    }
+    reply, streams = run(step, blobs, role="judge", files=files)
+    sizes, data = _read_feedback(feedback)
+    _empty_dir(feedback)
+    reply["feedback"] = sizes
+    return reply, [streams[0], streams[1], data]
+
+
+def run(
+    req: dict[str, Any],
+    blobs: list[bytes],
+    role: str = "program",
+    files: dict[str, bytes] | None = None,
+) -> tuple[dict[str, Any], list[bytes]]:
+    """Run one step (and its judge or interactor, if any); every process is gone afterwards.
+
+    ``role`` is ``judge`` for a checker run on a program's output; ``files`` are then its
+    memory files (:data:`CHILD_FDS`).
+    """
     limits = req["limits"]
     timeout = float(limits["timeout_s"])
     cap = int(limits["max_output_bytes"])
     judge = req.get("judge")
     if judge is not None and judge["kind"] == "call" and judge["module"] not in _entries:
         _load_entry(judge["module"])
+    check = req.get("check")
+    interactor = check if check is not None and check.get("interactive") else None
     stdin_index = req.get("stdin")
     opened: list[int] = []
 
@@ -681,8 +842,6 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         opened.extend((r, w))
         return r, w
 
-    stdin_fd = _memfd(blobs[stdin_index] if isinstance(stdin_index, int) else b"")
-    opened.append(stdin_fd)
     out_r, out_w = pipe()
     err_r, err_w = pipe()
     ch_r, ch_w = pipe()
@@ -690,20 +849,52 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
     exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
     opened.extend((exec_r, exec_w))
     child_fds = {
-        "stdin": stdin_fd,
         "stdout": out_w,
         "stderr": err_w,
         "channel": ch_w,
         "nonce": nonce_r,
     }
+    for name, data in (files or {}).items():
+        child_fds[name] = _memfd(data, name)
+        opened.append(child_fds[name])
     streams: dict[int, _Stream] = {
-        out_r: _Stream("stdout", out_r, cap, cap, tail=False),
         err_r: _Stream("stderr", err_r, cap, STDERR_KEEP, tail=True),
         ch_r: _Stream("channel", ch_r, cap, CHANNEL_KEEP, tail=False),
         exec_r: _Stream("exec", exec_r, 1 << 16, 1 << 16, tail=False),
     }
+    feedback = ""
+    if interactor is None:
+        child_fds["stdin"] = _memfd(blobs[stdin_index] if isinstance(stdin_index, int) else b"")
+        opened.append(child_fds["stdin"])
+        streams[out_r] = _Stream("stdout", out_r, cap, cap, tail=False)
+    else:
+        # The program and the interactor talk through two pipes; the program's output is
+        # the interactor's to read, so nothing of it is kept here.
+        to_program_r, to_program_w = pipe()
+        feedback = _fresh_feedback_dir()
+        judge = _check_step(interactor, feedback)
+        child_fds["stdin"] = to_program_r
+        judge["files"] = {
+            "input_file": blobs[interactor["input"]],
+            "output_file": b"",
+            "answer_file": blobs[interactor["answer"]],
+        }
     judge_fds: dict[str, int] = {}
-    if judge is not None:
+    if judge is not None and interactor is not None:
+        jerr_r, jerr_w = pipe()
+        jout_r, jout_w = pipe()  # the interactor's own channel: unused, kept apart
+        judge_fds = {
+            "stdin": out_r,
+            "stdout": to_program_w,
+            "stderr": jerr_w,
+            "channel": jout_w,
+        }
+        for name, data in judge.pop("files").items():
+            judge_fds[name] = _memfd(data, name)
+            opened.append(judge_fds[name])
+        streams[jout_r] = _Stream("verdict", jout_r, cap, 1 << 16, tail=False)
+        streams[jerr_r] = _Stream("judge_stderr", jerr_r, cap, STDERR_KEEP, tail=True)
+    elif judge is not None:
         to_program_r, to_program_w = pipe()
         to_judge_r, to_judge_w = pipe()
         verdict_r, verdict_w = pipe()
@@ -724,6 +915,8 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         streams[verdict_r] = _Stream("verdict", verdict_r, cap, cap, tail=False)
         streams[jerr_r] = _Stream("judge_stderr", jerr_r, cap, JUDGE_STDERR_KEEP, tail=True)
     named = {stream.name: stream for stream in streams.values()}
+    if "stdout" not in named:
+        named["stdout"] = _Stream("stdout", -1, cap, cap, tail=False)
     # A forked child starts with its parent's resident pages; for an exec'd program a peak
     # at or below that baseline says nothing about the program.
     baseline_kb = _rss_kb() if req["kind"] == "exec" else 0
@@ -734,7 +927,7 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         if req["kind"] == "call":
             pid = _zygote.spawn(req, child_fds, exec_w)
         else:
-            pid = _spawn_local(req, child_fds, exec_w, "program")
+            pid = _spawn_local(req, child_fds, exec_w, role)
         judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
     except BaseException:
         _kill_others(0)
@@ -813,6 +1006,8 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
                     killed = True
                     kill_run()
 
+    order: list[int] = []
+
     def reap() -> None:
         for p in (pid, judge_pid):
             if p is None or p <= 0 or p in status:
@@ -821,22 +1016,42 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
                 got, raw, rusage = os.wait4(p, os.WNOHANG)
             except ChildProcessError:
                 status[p], usage[p] = 0, None
+                order.append(p)
                 continue
             if got == p:
                 status[p], usage[p] = raw, rusage
+                order.append(p)
+
+    judge_deadline = deadline
+    if interactor is not None:
+        judge_deadline = started + float(interactor["step"]["limits"]["timeout_s"])
+    judge_timed_out = False
 
     def finished() -> bool:
         if judge_pid is None:
             return pid in status
+        if interactor is not None:
+            # Both sides end an interaction (the program meets the end of its input).
+            return pid in status and judge_pid in status
         # The judge's verdict ends the test; a program that ended lets the judge finish.
         return judge_pid in status
 
     while not finished():
         now = time.monotonic()
-        if now >= deadline and not killed:
+        if now >= deadline and not killed and (interactor is None or pid not in status):
             timed_out = killed = True
             kill_run()
-        if judge_pid is not None and judge_pid in status and pid not in status and not killed:
+        if interactor is not None and now >= judge_deadline and not killed:
+            # The program ended in time; the interactor did not.
+            judge_timed_out = killed = True
+            kill_run()
+        if (
+            interactor is None
+            and judge_pid is not None
+            and judge_pid in status
+            and pid not in status
+            and not killed
+        ):
             killed = True
             kill_run()
         wait = min(deadline - now, 0.25) if pidfds else min(deadline - now, 0.005)
@@ -885,13 +1100,42 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         "oom_kills": oom_after,
     }
     out = [named["stdout"].data(), named["stderr"].data(), named["channel"].data()]
-    if judge_pid is not None:
+    if interactor is not None:
+        judge_status = status.get(judge_pid or 0, 0)
+        judge_usage = usage.get(judge_pid or 0)
+        sizes, data = _read_feedback(feedback)
+        _empty_dir(feedback)
+        header["check"] = {
+            "exit_code": os.WEXITSTATUS(judge_status) if os.WIFEXITED(judge_status) else None,
+            "signal": os.WTERMSIG(judge_status) if os.WIFSIGNALED(judge_status) else None,
+            "timed_out": judge_timed_out,
+            "output_exceeded": exceeded if exceeded == "judge_stderr" else None,
+            "wall_s": round(wall, 6),
+            "cpu_s": round(judge_usage.ru_utime + judge_usage.ru_stime, 6) if judge_usage else 0.0,
+            "feedback": sizes,
+            # Which side ended first: Kattis judges a wrong answer given first as one.
+            "first": "judge" if order and order[0] == judge_pid else "program",
+        }
+        out += [b"", named["judge_stderr"].data(), data]
+    elif judge_pid is not None:
         judge_status = status.get(judge_pid, 0)
         header["judge_exit_code"] = (
             os.WEXITSTATUS(judge_status) if os.WIFEXITED(judge_status) else None
         )
         header["judge_signal"] = os.WTERMSIG(judge_status) if os.WIFSIGNALED(judge_status) else None
         out += [named["verdict"].data(), named["judge_stderr"].data()]
+    if (
+        check is not None
+        and interactor is None
+        and exit_code == 0
+        and sig is None
+        and not timed_out
+        and exceeded is None
+        and not header["oom_killed"]
+    ):
+        # The program ended cleanly: its output goes to the checker, inside the sandbox.
+        header["check"], checked = _run_check(check, blobs, named["stdout"].data())
+        out += checked
     return header, out
 
 
@@ -1251,6 +1495,8 @@ def reset() -> dict[str, Any]:
     _program_files.clear()
     _judge_files.clear()
     _entries.clear()
+    global _judge_dir
+    _judge_dir = None  # emptied with /tmp below
     zygote_kb = 0
     try:
         zygote_kb = int(_zygote.reset().get("rss_kb") or 0)
@@ -1336,6 +1582,7 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
             return {"ok": True}, [f.read(limit + 1)]
     if op in ("preload", "load"):
         _judge_load(header, blobs)
+        _judge_dir_load(header, blobs)
         program_part, judge_part = _split_preload(header)
         files: dict[str, bytes] = {}
         if op == "load":

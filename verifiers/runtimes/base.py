@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
-from verifiers.program import ProcessResult, Program, Step, resolve
+from verifiers.program import CheckResult, ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 
 
@@ -306,6 +306,17 @@ class AgentConnection:
             header["function"] = step.function
         if step.judge is not None:
             header["judge"] = {**self._step_header(step.judge, base_env, blobs), "role": "judge"}
+        if step.check is not None:
+            check = step.check
+            checker = self._step_header(check.step, base_env, blobs)
+            blobs += [check.input, check.answer]
+            header["check"] = {
+                "step": checker,
+                "input": len(blobs) - 2,
+                "answer": len(blobs) - 1,
+                "output_on_stdin": check.output_on_stdin,
+                "interactive": check.interactive,
+            }
         return header
 
     @staticmethod
@@ -315,8 +326,10 @@ class AgentConnection:
         if reply.get("exec_error"):
             raise SandboxError(f"could not start {header['argv'][:1]}: {reply['exec_error']}")
         judged = "judge" in header
-        if len(out) != (5 if judged else 3):
+        checked = isinstance(reply.get("check"), dict)
+        if len(out) != (5 if judged else 3) + (3 if checked else 0):
             raise SandboxError("sandbox agent sent a malformed run reply")
+        check = AgentConnection._check_result(reply["check"], out[-3:]) if checked else None
         rss_kb = reply.get("maxrss_kb") or 0
         return ProcessResult(
             exit_code=reply.get("exit_code"),
@@ -338,12 +351,44 @@ class AgentConnection:
             judge_exit_code=reply.get("judge_exit_code"),
             judge_signal=reply.get("judge_signal"),
             oom_killed=bool(reply.get("oom_killed")),
+            check=check,
+        )
+
+    @staticmethod
+    def _check_result(reply: Mapping[str, Any], out: list[bytes]) -> CheckResult:
+        """A checker's or interactor's facts from the agent's reply (its streams, its files)."""
+        if reply.get("exec_error"):
+            raise SandboxError(f"could not start the checker: {reply['exec_error']}")
+        feedback: dict[str, bytes] = {}
+        offset = 0
+        for item in reply.get("feedback") or ():
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], int)):
+                raise SandboxError("sandbox agent sent a malformed checker reply")
+            feedback[str(item[0])] = out[2][offset : offset + item[1]]
+            offset += item[1]
+        return CheckResult(
+            exit_code=reply.get("exit_code"),
+            signal=reply.get("signal"),
+            stdout=out[0],
+            stderr=out[1],
+            feedback=feedback,
+            timed_out=bool(reply.get("timed_out")),
+            output_exceeded=reply.get("output_exceeded"),
+            wall_s=float(reply.get("wall_s", 0.0)),
+            cpu_s=float(reply.get("cpu_s", 0.0)),
+            first=str(reply.get("first") or "program"),
         )
 
     @staticmethod
     def _reply_cap(step: Step) -> int:
         """The largest blob a run of ``step`` may bring back (stdout, the verdict)."""
-        return step.limits.max_output_bytes + BLOB_SLACK
+        checker = step.check.step.limits.max_output_bytes if step.check is not None else 0
+        return max(step.limits.max_output_bytes, checker) + BLOB_SLACK
+
+    @staticmethod
+    def _step_time(step: Step) -> float:
+        """The longest a run of ``step`` may take (its checker's time included)."""
+        return step.limits.timeout_s + (step.check.step.limits.timeout_s if step.check else 0.0)
 
     async def run(self, step: Step, base_env: Mapping[str, str]) -> ProcessResult:
         """Run one step through the agent."""
@@ -363,9 +408,9 @@ class AgentConnection:
         blobs: list[bytes] = []
         headers = [self._step_header(s, base_env, blobs) for s in steps]
         cap = max(self._reply_cap(s) for s in steps)
-        timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
+        timeout = sum(self._step_time(s) for s in steps) + HOST_GRACE_S
         if budget_s is not None:
-            timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
+            timeout = min(timeout, budget_s + max(self._step_time(s) for s in steps) + HOST_GRACE_S)
         started = time.monotonic()
         try:
             reply, out = await self.request(
@@ -510,6 +555,7 @@ class AgentSession:
             or program.prepare
             or program.judge_files
             or program.judge_entries
+            or program.judge_dir_files
         ):
             blobs: list[bytes] = []
             reply, _ = await self.conn.request(
@@ -553,7 +599,12 @@ class AgentSession:
         for name, content in sorted(program.judge_files.items()):
             blobs.append(content)
             judge_files.append({"name": name, "blob": len(blobs) - 1})
+        judge_dir_files = []
+        for path, content in sorted(program.judge_dir_files.items()):
+            blobs.append(content)
+            judge_dir_files.append({"path": path, "blob": len(blobs) - 1})
         return {
+            "judge_dir_files": judge_dir_files,
             "modules": list(program.preload_modules),
             "entries": [resolve(e, ph) for e in program.preload_entries],
             "judge_modules": list(program.judge_modules),

@@ -1,0 +1,262 @@
+"""Checkers and interactors: how a judge program is run, and what its protocol's exit means.
+
+A spec's ``checker`` or ``interactor`` (:class:`~verifiers.specs.JudgeProgram`) is a program
+in any language that can run judges (``Language.executable``). The pipeline builds it once
+per distinct source (the build cache), writes it where only judges reach in the program's
+sandbox, and runs it there after (checker) or beside (interactor) each test's run, as the
+judge uid with limits of its own: it is data from the internet too. Its verdict replaces the
+output comparison; its own failure (testlib's ``fail``, a crash, an exit its protocol does
+not define, its time limit) is a judge failure: ``sandbox_error``, never the program's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+from collections.abc import Mapping
+
+from verifiers.errors import SpecError
+from verifiers.program import CheckResult, ProcessResult
+from verifiers.protocols import TestOutcome
+from verifiers.results import Status, excerpt
+from verifiers.specs import JudgeProgram
+
+#: What a judge failure says in results.
+JUDGE_PREFIX = "Judge failure (not the program's fault): "
+#: The main file of a ``function`` checker: it calls ``check`` of ``check.py`` beside it.
+FUNCTION_MAIN = "checker.py"
+FUNCTION_MODULE = "check.py"
+#: testlib's exit codes (testlib.h without EJUDGE, CONTESTER or TESTSYS).
+TESTLIB_OK, TESTLIB_WA, TESTLIB_PE, TESTLIB_FAIL, TESTLIB_DIRT = 0, 1, 2, 3, 4
+TESTLIB_POINTS, TESTLIB_UNEXPECTED_EOF, TESTLIB_PARTIAL = 7, 8, 16
+#: Kattis's exit codes.
+KATTIS_AC, KATTIS_WA = 42, 43
+
+#: Runs ``check(input, output, answer)`` of the problem's ``check.py``; prints its score as
+#: JSON and exits 0. Anything else (an exception, a value that is not a bool or a number in
+#: [0, 1]) is the checker's own failure.
+FUNCTION_WRAPPER = """\
+import importlib.util
+import json
+import math
+import math
+import os
+import sys
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
+
+
+def main():
+    given, output, answer = (read(p) for p in sys.argv[1:4])
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("check", os.path.join(here, "check.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    value = module.check(given, output, answer)
+    if isinstance(value, bool):
+        score = 1.0 if value else 0.0
+    elif isinstance(value, (int, float)) and math.isfinite(value) and 0 <= value <= 1:
+        score = float(value)
+    else:
+        sys.stderr.write(f"check() returned {value!r:.200}, not a bool or a number in [0, 1]\\n")
+        return 3
+    sys.stdout.write(json.dumps({"score": score}))
+    return 0
+
+
+sys.exit(main())
+"""
+
+
+def judge_args(judge: JudgeProgram) -> tuple[str, ...]:
+    """The arguments its protocol passes after the command (placeholders the agent fills)."""
+    if judge.protocol == "kattis":
+        return ("{input}", "{answer}", "{feedback_dir}", *judge.flags)
+    return ("{input}", "{output}", "{answer}", *judge.flags)
+
+
+def judge_sources(judge: JudgeProgram) -> tuple[str | None, dict[str, bytes]]:
+    """The main source and the other files the judge's language builds or runs.
+
+    A ``function`` checker's source becomes ``check.py`` beside :data:`FUNCTION_WRAPPER`.
+    """
+    files = {path: text.encode("utf-8", "surrogateescape") for path, text in judge.files.items()}
+    if judge.protocol != "function":
+        return judge.source, files
+    if FUNCTION_MODULE in files or FUNCTION_MAIN in files:
+        raise SpecError(
+            "tests.checker.files", f"{FUNCTION_MODULE} and {FUNCTION_MAIN} are the checker's own"
+        )
+    assert judge.source is not None  # the spec requires it
+    files[FUNCTION_MODULE] = judge.source.encode("utf-8", "surrogateescape")
+    return FUNCTION_WRAPPER, files
+
+
+def _text(data: bytes, limit: int = 1500) -> str:
+    return excerpt(data.decode("utf-8", errors="replace").strip(), limit)[0]
+
+
+def _failure(what: str, result: CheckResult, why: str) -> TestOutcome:
+    said = _text(result.stderr) or _text(b"\n".join(result.feedback.values()))
+    message = f"{JUDGE_PREFIX}the {what} {why}" + (f"\n{said}" if said else "")
+    return TestOutcome(Status.SANDBOX_ERROR, message)
+
+
+def _how_it_ended(result: CheckResult) -> str | None:
+    """Why a judge's run is not a verdict at all (time, output, a signal), or None."""
+    if result.timed_out:
+        return "did not finish within its time limit"
+    if result.output_exceeded:
+        return f"wrote more than its output limit on {result.output_exceeded}"
+    if result.signal is not None:
+        try:
+            name = signal.Signals(result.signal).name
+        except ValueError:
+            name = f"signal {result.signal}"
+        return f"was killed by {name}"
+    return None
+
+
+def _message(result: CheckResult) -> str:
+    """The judge's words for the feedback: Kattis's message files, else its stderr."""
+    parts = [
+        _text(result.feedback[name])
+        for name in ("teammessage.txt", "judgemessage.txt")
+        if result.feedback.get(name, b"").strip()
+    ]
+    return "\n".join(parts) or _text(result.stderr)
+
+
+def _testlib(what: str, result: CheckResult) -> TestOutcome:
+    code = result.exit_code
+    message = _message(result)
+    if code == TESTLIB_OK:
+        return TestOutcome(Status.PASSED, message)
+    if code == TESTLIB_WA:
+        return TestOutcome(Status.FAILED, f"wrong answer ({what}): {message}")
+    if code in (TESTLIB_PE, TESTLIB_DIRT, TESTLIB_UNEXPECTED_EOF):
+        return TestOutcome(Status.FAILED, f"presentation error ({what}): {message}")
+    if code == TESTLIB_POINTS:
+        # testlib's quitp: "points <value> <message>"; the value is this test's share.
+        words = message.split()
+        try:
+            value = float(words[1]) if words[:1] == ["points"] else float(words[0])
+        except (IndexError, ValueError):
+            return _failure(what, result, "reported points without a value")
+        return _partial(what, min(1.0, max(0.0, value)), message)
+    if code is not None and TESTLIB_PARTIAL <= code <= TESTLIB_PARTIAL + 100:
+        # _pc(n): partially correct, n out of 100.
+        return _partial(what, (code - TESTLIB_PARTIAL) / 100, message)
+    if code == TESTLIB_FAIL:
+        return _failure(what, result, "failed (testlib's fail: the jury's data or the checker)")
+    return _failure(what, result, f"exited with status {code}, which testlib does not define")
+
+
+def _partial(what: str, share: float, message: str) -> TestOutcome:
+    if share >= 1.0:
+        return TestOutcome(Status.PASSED, message)
+    return TestOutcome(
+        Status.FAILED, f"partially correct ({what}: {share:g}): {message}", score=share
+    )
+
+
+def _kattis(what: str, result: CheckResult) -> TestOutcome:
+    code = result.exit_code
+    message = _message(result)
+    score = _kattis_score(result.feedback)
+    if code == KATTIS_AC:
+        return TestOutcome(Status.PASSED, message)
+    if code == KATTIS_WA:
+        return TestOutcome(Status.FAILED, f"wrong answer ({what}): {message}", score=score)
+    return _failure(what, result, f"exited with status {code}, not 42 or 43")
+
+
+def _kattis_score(feedback: Mapping[str, bytes]) -> float | None:
+    """A Kattis ``score.txt`` as a share in [0, 1], when it holds one."""
+    try:
+        value = float(feedback.get("score.txt", b"").decode().strip())
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return min(1.0, max(0.0, value)) if math.isfinite(value) else None
+
+
+def _function(result: CheckResult) -> TestOutcome:
+    if result.exit_code != 0:
+        return _failure(
+            "check function", result, f"raised or exited with status {result.exit_code}"
+        )
+    try:
+        score = float(json.loads(result.stdout)["score"])
+    except (ValueError, KeyError, TypeError):
+        return _failure("check function", result, "did not report a score")
+    message = _text(result.stderr)
+    if score >= 1.0:
+        return TestOutcome(Status.PASSED, message)
+    credit = score if score > 0 else None
+    return TestOutcome(Status.FAILED, f"wrong answer (check function): {message}", score=credit)
+
+
+def checker_outcome(judge: JudgeProgram, proc: ProcessResult, outcome: TestOutcome) -> TestOutcome:
+    """A test's outcome once its checker ran: the checker's verdict replaces the comparison.
+
+    ``outcome`` is the language's judgement of the run. A run that did not end cleanly
+    (a crash, a limit) keeps it: its checker never ran.
+    """
+    if outcome.status not in (Status.PASSED, Status.FAILED) or outcome.hack:
+        return outcome
+    result = proc.check
+    if result is None:
+        if proc.exit_code != 0 or proc.signal is not None:
+            return outcome
+        return TestOutcome(Status.SANDBOX_ERROR, f"{JUDGE_PREFIX}the checker did not run")
+    ended = _how_it_ended(result)
+    if ended is not None:
+        return _failure("checker", result, ended)
+    if judge.protocol == "function":
+        verdict = _function(result)
+    elif judge.protocol == "kattis":
+        verdict = _kattis("output validator", result)
+    else:
+        verdict = _testlib("checker", result)
+    return _with_actual(verdict, outcome.actual)
+
+
+def interactor_outcome(
+    judge: JudgeProgram, proc: ProcessResult, outcome: TestOutcome
+) -> TestOutcome:
+    """A test's outcome after an interaction, by the Kattis rules (testlib's likewise).
+
+    In order: the interactor's own failure is a judge failure (unless it was stopped
+    because the program hit a limit); a wrong answer the interactor gave before the program
+    ended stands, whatever the program did next; the program's limits and crashes; then the
+    interactor's exit.
+    """
+    result = proc.check
+    if result is None:
+        return TestOutcome(Status.SANDBOX_ERROR, f"{JUDGE_PREFIX}the interactor did not run")
+    program_limit = proc.timed_out or proc.output_exceeded is not None or proc.oom_killed
+    ended = _how_it_ended(result)
+    if ended is not None and not (program_limit and result.signal == signal.SIGKILL):
+        return _failure("interactor", result, ended)
+    verdict = (
+        _kattis("interactor", result)
+        if judge.protocol == "kattis"
+        else _testlib("interactor", result)
+    )
+    if verdict.status is Status.SANDBOX_ERROR and not program_limit:
+        return verdict
+    if result.first == "judge" and verdict.status is Status.FAILED:
+        return verdict
+    if outcome.status not in (Status.PASSED, Status.FAILED):
+        return outcome  # a limit, a crash: the language's judgement of the program's run
+    return verdict
+
+
+def _with_actual(outcome: TestOutcome, actual: str) -> TestOutcome:
+    return TestOutcome(
+        outcome.status, outcome.message, actual, outcome.fatal, outcome.hack, score=outcome.score
+    )
