@@ -170,6 +170,23 @@ def is_same_tree(a, b):
         return a is None and b is None
     return a.val == b.val and is_same_tree(a.left, b.left) and is_same_tree(a.right, b.right)
 """
+#: Runs a judge program (a checker, an interactor) as a script, except that an uncaught
+#: exception exits with status 121, which no judge protocol defines: a crashing checker is a
+#: judge failure, never a verdict (Python's own status 1 is testlib's wrong answer).
+JUDGE_RUNNER = """\
+import os, runpy, sys, traceback
+path = sys.argv[1]
+sys.argv = sys.argv[1:]
+sys.path.insert(0, os.path.dirname(path))
+try:
+    runpy.run_path(path, run_name="__main__")
+except SystemExit:
+    raise
+except BaseException:
+    traceback.print_exc()
+    sys.stderr.flush()
+    os._exit(121)
+"""
 #: Named preludes a spec can ask for with ``"prelude": "<name>"``.
 PRELUDES = {"leetcode": LEETCODE_PRELUDE}
 
@@ -476,7 +493,9 @@ class PythonLanguage:
             raise SpecError(
                 f"{field}.source", f"the judge program does not parse: {issue.describe()}"
             )
-        return Executable(files=sources, run=("{python}", "-s", "-B", f"{{dir}}/{main}"))
+        return Executable(
+            files=sources, run=("{python}", "-s", "-B", "-c", JUDGE_RUNNER, f"{{dir}}/{main}")
+        )
 
     # --- judging ----------------------------------------------------------------------------
 
