@@ -369,8 +369,9 @@ _BLANK, _UNDECIDED, _CODE, _PROSE = 0, 1, 2, 3
 #: Tokens of a line looked at to classify it: a line of a million words costs no more
 #: than reading it once.
 _TOKENS = 24
-# Statement words of Python, JavaScript, Go and Rust, case-sensitive: a sentence starts
-# with a capital letter, so "If the list is empty" is prose and "if n == 0:" is code.
+# Statement words of Python, JavaScript, Go, Rust, C, C++ and Java, case-sensitive: a
+# sentence starts with a capital letter, so "If the list is empty" is prose and "if n == 0:"
+# is code.
 _KEYWORDS = frozenset(
     {
         *("assert", "async", "await", "break", "case", "catch", "class", "const", "continue"),
@@ -380,6 +381,8 @@ _KEYWORDS = frozenset(
         *("package", "pass", "print", "pub", "raise", "return", "static", "struct", "switch"),
         *("throw", "trait", "try", "type", "unsafe", "use", "var", "where", "while", "with"),
         "yield",
+        # C, C++ and Java declarations that start with a word.
+        *("namespace", "private", "protected", "public", "template", "typedef", "using"),
     }
 )
 # Every pattern below is matched at the start of a line and cannot backtrack over more
@@ -426,6 +429,8 @@ def _looks_like_statement(
         return True
     if ends_sentence:
         return False
+    if stripped[-1] == "{" and ")" in stripped:
+        return True  # a C-style function head: `vector<int> f(vector<int> v){`
     if first.split("(", 1)[0].rstrip(":;,") in _KEYWORDS:
         # "for x in xs:" is code, "for each element we add one" is not.
         return (
@@ -476,12 +481,30 @@ def classify(line: str) -> int:
 Range = tuple[int, int]  # lines [a, b)
 
 
+def _comment_blocks(lines: list[str], kinds: list[int]) -> None:
+    """Lines inside a ``/* ... */`` comment opened at the start of a line are not prose.
+
+    A C, C++ or Java prompt opens with such a comment, whose sentences and examples
+    would otherwise split the program into runs (one pass: linear in the text).
+    """
+    inside = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if inside:
+            if kinds[i] == _PROSE:
+                kinds[i] = _UNDECIDED
+            inside = "*/" not in stripped
+        elif stripped.startswith("/*") and "*/" not in stripped[2:]:
+            inside = True
+
+
 class _Search:
     """A text's lines, their shapes, and the parser work spent on them so far."""
 
     def __init__(self, text: str, check: Check) -> None:
         self.lines = text.split("\n")
         self.kinds = [classify(line) for line in self.lines]
+        _comment_blocks(self.lines, self.kinds)
         self.check = check
         # Prefix sums: code lines and characters among lines[:i].
         self.code_before = [0]
