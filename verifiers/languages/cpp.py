@@ -25,14 +25,16 @@ program is built (see docs/security.md for what stays out of scope).
 
 from __future__ import annotations
 
+import os
 import secrets
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
+from verifiers.errors import SpecError
 from verifiers.keys import content_key
 from verifiers.languages.code_policy import Refusal, Source
 from verifiers.languages.common import (
@@ -45,7 +47,15 @@ from verifiers.languages.common import (
     stderr_tail,
 )
 from verifiers.limits import Limits
-from verifiers.program import ImageRecipe, ProcessResult, Program, ProgramTest, Step, ToolchainSpec
+from verifiers.program import (
+    Executable,
+    ImageRecipe,
+    ProcessResult,
+    Program,
+    ProgramTest,
+    Step,
+    ToolchainSpec,
+)
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec
@@ -142,6 +152,9 @@ int main(void) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 """.replace("ENTRY", TESTS_ENTRY)
+#: Which files of a judge program given as ``files`` alone are compiled (the others are
+#: headers), by dialect.
+JUDGE_SOURCE_SUFFIXES = {"cpp": ("cpp", "cc", "cxx", "C"), "c": ("c",)}
 #: The harness's exit status when the child exited 0 without the tests' returning.
 _NOT_RETURNED = 4
 
@@ -352,6 +365,62 @@ class CFamilyLanguage(TreeSitterLanguage):
             toolchains=(dialect.tool,),
         )
         return pin_toolchain(program, dialect.tool, self._compiler)
+
+    def executable(
+        self, source: str | None, files: Mapping[str, bytes], limits: Limits, field: str
+    ) -> Executable:
+        """A checker or interactor in this language: built once (the build cache), then run.
+
+        ``source`` is the main file; ``files`` are written beside it at their relative paths
+        (``common/testlib.h``), and every directory holding one is on the include path.
+        Without ``source``, every source file among ``files`` is compiled together.
+
+        Raises:
+            SpecError: There is no source file to compile.
+        """
+        dialect = self.dialect
+        sources = {f"src/{path}": data for path, data in files.items()}
+        main = f"src/judge_main.{dialect.suffix}"
+        if source is not None:
+            if main in sources:
+                raise SpecError(f"{field}.files", f"{main[4:]} is the source's own name")
+            sources[main] = source.encode("utf-8", "surrogateescape")
+            units = [main]
+        else:
+            units = sorted(
+                p
+                for p in sources
+                if p.rsplit(".", 1)[-1]
+                in JUDGE_SOURCE_SUFFIXES.get(dialect.name, (dialect.suffix,))
+            )
+            if not units:
+                raise SpecError(f"{field}.files", f"no {dialect.name} source among the files")
+        includes = sorted({os.path.dirname(p) for p in sources})
+        argv = (
+            dialect.placeholder,
+            *dialect.flags,
+            *(f"-I{{work_dir}}/{d}" for d in includes),
+            "-o",
+            "{work_dir}/judge_bin",
+            *(f"{{work_dir}}/{u}" for u in units),
+            "-lm",
+        )
+        build = Step(
+            argv=argv,
+            limits=limits.step_limits(build=True, runtime_reserve=True),
+            env={"PATH": "/usr/bin:/bin", "TMPDIR": "{work_dir}"},
+        )
+        contents = "\0".join(
+            f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(sources.items())
+        )
+        return Executable(
+            files=sources,
+            run=("{dir}/judge_bin",),
+            build=build,
+            artefacts=("judge_bin",),
+            build_key=content_key("judge", dialect.name, " ".join(argv), contents),
+            toolchains=(dialect.tool,),
+        )
 
     def interpret(
         self,
