@@ -504,7 +504,10 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
                 pass
             _become(_ids.judge, dumpable=False)
         if req["kind"] == "exec":
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            # An interactor writing to a program that has ended gets EPIPE, not a signal: the
+            # program's early end is no failure of the judge's (as Kattis's runner does).
+            keep = signal.SIG_IGN if req.get("interactor") else signal.SIG_DFL
+            signal.signal(signal.SIGPIPE, keep)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
             argv = [str(a) for a in req["argv"]]
             os.execvpe(argv[0], argv, env)
@@ -873,6 +876,7 @@ def run(
         to_program_r, to_program_w = pipe()
         feedback = _fresh_feedback_dir()
         judge = _check_step(interactor, feedback)
+        judge["interactor"] = True
         child_fds["stdin"] = to_program_r
         judge["files"] = {
             "input_file": blobs[interactor["input"]],
