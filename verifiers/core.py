@@ -677,11 +677,17 @@ class CodeVerifier:
             *judge_args(judge),
         )
         step_limits = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb)
+        # An interactor that writes to a program that has ended: the protocol's wrong answer.
+        env = (
+            {"VERIFIERS_BROKEN_PIPE_EXIT": "43" if judge.protocol == "kattis" else "1"}
+            if interactive
+            else {}
+        )
         tests = []
         for test in program.tests:
             case = spec.cases[test.index]
             check = Check(
-                step=Step(argv=argv, limits=step_limits),
+                step=Step(argv=argv, limits=step_limits, env=env),
                 input=case.input.encode("utf-8", "surrogateescape"),
                 answer=case.output.encode("utf-8", "surrogateescape"),
                 output_on_stdin=judge.protocol == "kattis" and not interactive,

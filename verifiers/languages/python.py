@@ -173,6 +173,8 @@ def is_same_tree(a, b):
 #: Runs a judge program (a checker, an interactor) as a script, except that an uncaught
 #: exception exits with status 121, which no judge protocol defines: a crashing checker is a
 #: judge failure, never a verdict (Python's own status 1 is testlib's wrong answer).
+#: An interactor whose program ended early meets a broken pipe: that is the protocol's
+#: wrong answer (``VERIFIERS_BROKEN_PIPE_EXIT``), as an interactor reading the end would say.
 JUDGE_RUNNER = """\
 import os, runpy, sys, traceback
 path = sys.argv[1]
@@ -182,6 +184,13 @@ try:
     runpy.run_path(path, run_name="__main__")
 except SystemExit:
     raise
+except BrokenPipeError:
+    code = os.environ.get("VERIFIERS_BROKEN_PIPE_EXIT")
+    if code is None:
+        traceback.print_exc()
+    sys.stderr.write("the program ended before the interaction did\\n")
+    sys.stderr.flush()
+    os._exit(int(code) if code else 121)
 except BaseException:
     traceback.print_exc()
     sys.stderr.flush()
@@ -487,12 +496,13 @@ class PythonLanguage:
             if len(found) != 1:
                 raise SpecError(f"{field}.source", "name the main Python file: give it as source")
             main = found[0]
-        text = sources[main].decode("utf-8", "surrogateescape")
-        issue = self.check_syntax(text)
-        if issue is not None:
-            raise SpecError(
-                f"{field}.source", f"the judge program does not parse: {issue.describe()}"
-            )
+        for path, data in sorted(sources.items()):
+            if not path.endswith(".py"):
+                continue
+            issue = self.check_syntax(data.decode("utf-8", "surrogateescape"))
+            if issue is not None:
+                where = "source" if path in (main, "check.py") else f"files.{path}"
+                raise SpecError(f"{field}.{where}", f"{path} does not parse: {issue.describe()}")
         return Executable(
             files=sources, run=("{python}", "-s", "-B", "-c", JUDGE_RUNNER, f"{{dir}}/{main}")
         )
