@@ -26,6 +26,7 @@ program is built (see docs/security.md for what stays out of scope).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 from collections.abc import Mapping, Sequence
@@ -47,6 +48,7 @@ from verifiers.languages.common import (
     stderr_tail,
 )
 from verifiers.limits import Limits
+from verifiers.parsing import SyntaxIssue
 from verifiers.program import (
     Executable,
     ImageRecipe,
@@ -152,6 +154,8 @@ int main(void) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 """.replace("ENTRY", TESTS_ENTRY)
+#: A function-like macro's definition (tree-sitter cannot parse what uses it).
+_FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 #: Which files of a judge program given as ``files`` alone are compiled (the others are
 #: headers), by dialect.
 JUDGE_SOURCE_SUFFIXES = {"cpp": ("cpp", "cc", "cxx", "C"), "c": ("c",)}
@@ -296,6 +300,17 @@ class CFamilyLanguage(TreeSitterLanguage):
     def toolchain(self) -> str:
         """The host compiler's version (for ``verifiers doctor``)."""
         return self.dialect.tool.host(self._compiler).description
+
+    def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
+        """tree-sitter's first error, except in code that defines function-like macros.
+
+        tree-sitter does not expand macros, so ``FOR(i, n) a[i] = 0;`` after
+        ``#define FOR(i, n) ...`` (common in competitive programming) looks like an error
+        to it; the compiler in the sandbox judges such code instead.
+        """
+        if _FUNCTION_MACRO.search(code):
+            return None
+        return super().check_syntax(code, spec)
 
     def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
         """Function-style tasks: the code policy's refusal (failed, a suspected hack), or None.
