@@ -348,7 +348,7 @@ def data_prepare(
         typer.Argument(
             help="eurus, humaneval, mbpp, humaneval-x-js, "
             "humaneval-x-go, humaneval-x-rust, spider, "
-            "structured-regex."
+            "structured-regex, library-checker, kattis-validators."
         ),
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Parquet file to write.")],

@@ -187,3 +187,37 @@ def test_decontamination() -> None:
     found = data.decontaminate([*train, leaked], evaluation)
     assert [(o.train_index, o.eval_index) for o in found] == [(len(train), 7)]
     assert found[0].share == 1.0
+
+
+def test_checker_bearing_sources_prepare_and_score(tmp_path: Path, runtime: LocalRuntime) -> None:
+    """Library Checker and Kattis rows carry their checker or interactor to the reward."""
+    for source in ("library-checker", "kattis-validators"):
+        rows = data.load_source(source)
+        out = tmp_path / f"{source}.parquet"
+        data.write_parquet(rows, out)
+        back = pq.read_table(out).to_pylist()
+        assert len(back) == len(rows) > 0
+        for row in back:
+            truth = json.loads(row["reward_model"]["ground_truth"])
+            assert "checker" in truth or "interactor" in truth
+            assert row["extra_info"]["language"] == "cpp"
+    different = next(
+        r for r in dataset("kattis_validators").rows() if r["problem_id"] == "different"
+    )
+    row = next(
+        r
+        for r in data.load_source("kattis-validators")
+        if r["extra_info"]["task_id"] == "different"
+    )
+    by_name = {s["name"]: s["source"] for s in different["submissions"]}
+    answers = [
+        f"```cpp\n{by_name['accepted/different.cc']}\n```",
+        f"```cpp\n{by_name['wrong_answer/different_no_abs.cc']}\n```",
+    ]
+    results = reward.compute_score_batch(
+        [row["data_source"]] * 2,
+        answers,
+        [row["reward_model"]["ground_truth"]] * 2,
+        [row["extra_info"]] * 2,
+    )
+    assert [r["score"] for r in results] == [1.0, 0.0]

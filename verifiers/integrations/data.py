@@ -4,7 +4,8 @@ Every row follows veRL's RL dataset layout: ``data_source``, ``prompt`` (chat me
 ``ability``, ``reward_model`` (``ground_truth`` as a JSON string the verifiers recognise,
 ``style = "rule"``) and ``extra_info`` (``split``, ``index``, ``language``, ``task_id``).
 Sources: the code subset of Eurus-2-RL-Data (a local file with its schema), and HumanEval,
-MBPP, HumanEval-X (JavaScript, Go, Rust), Spider and StructuredRegex from a directory laid out
+MBPP, HumanEval-X (JavaScript, Go, Rust), Spider, StructuredRegex, Library Checker (testlib
+checkers) and the Kattis problems with output validators or an interactor from a directory laid out
 like ``../shared/datasets``, by default from wherever ``verifiers.testing.datasets`` resolves
 each set (the full shared copy when present, else the bundled sample).
 """
@@ -43,6 +44,8 @@ SOURCES = (
     "humaneval-x-rust",
     "spider",
     "structured-regex",
+    "library-checker",
+    "kattis-validators",
 )
 #: The set (directory of the shared datasets) each source other than ``eurus`` reads.
 SOURCE_SETS = {
@@ -53,6 +56,8 @@ SOURCE_SETS = {
     "humaneval-x-rust": "humaneval_x",
     "spider": "spider_dev",
     "structured-regex": "structured_regex",
+    "library-checker": "library_checker",
+    "kattis-validators": "kattis_validators",
 }
 
 
@@ -190,6 +195,77 @@ def structured_regex(directory: Path) -> list[dict[str, Any]]:
     return rows
 
 
+CPP_INSTRUCTIONS = (
+    "\n\nWrite a complete C++17 program that reads the input from standard input and writes "
+    "the answer to standard output. Put the whole program in one ```cpp code block."
+)
+
+
+def library_checker(directory: Path) -> list[dict[str, Any]]:
+    """Library Checker: the statement; the tests judged by the problem's testlib checker.
+
+    The ground truth carries the checker's source and headers, so any valid answer scores.
+    """
+    rows = []
+    for n, r in enumerate(read_rows(_one(directory, "library_checker"))):
+        # The English part, with the templates' section names as words.
+        statement = re.sub(r"@\{lang\.ja\}.*?(?=@\{lang\.|\Z)", "", r["statement_md"], flags=re.S)
+        statement = re.sub(r"@\{lang\.\w+\}\n?", "", statement)
+        statement = re.sub(r"@\{keyword\.(\w+)\}", lambda m: m.group(1).title(), statement)
+        user = f"{r['title']}\n\n{statement.strip()}{CPP_INSTRUCTIONS}"
+        truth = {
+            "tests": [{"input": t["input"], "output": t["answer"]} for t in r["tests"]],
+            "checker": {
+                "language": r["checker_language"],
+                "source": r["checker_source"],
+                "files": r["support_files"],
+                "protocol": "testlib",
+            },
+            "time_limit_s": r["time_limit_s"],
+        }
+        rows.append(_row("library-checker", user, "code", truth, n, "cpp", r["problem_id"]))
+    return rows
+
+
+def kattis_validators(directory: Path) -> list[dict[str, Any]]:
+    """Kattis problems with an output validator or an interactor (the Kattis protocol).
+
+    The packages carry no statement here: the prompt names the problem and shows its sample
+    tests (or sample interactions).
+    """
+    rows = []
+    for n, r in enumerate(read_rows(_one(directory, "kattis_validators"))):
+        # name: X, or a name per language (name:\n  en: X)
+        name = re.search(
+            r"^name:[ \t]*(\S.*)$|^name:\s*\n\s+en:[ \t]*(\S.*)$", r["problem_yaml"], re.M
+        )
+        title = (name.group(1) or name.group(2)).strip() if name else r["problem_id"]
+        samples = [t for t in r["tests"] if t["name"].startswith("sample")]
+        shown = "".join(
+            f"\n\nSample input:\n```\n{t['input']}```\nSample output:\n```\n{t['answer']}```"
+            for t in samples
+        )
+        for interaction in r.get("sample_interactions") or []:
+            text = interaction["text"]
+            # In the package's files, > is what the program writes and < what it reads.
+            shown += f"\n\nSample interaction (> you write, < you read):\n```\n{text}```"
+        files = {path.split("/", 1)[1]: text for path, text in r["validator_files"].items()}
+        judge = {
+            "language": r["validator_language"],
+            "files": files,
+            "protocol": "kattis",
+            "flags": list(r.get("validator_flags") or []),
+        }
+        key = "interactor" if r["kind"] == "interactive" else "checker"
+        truth = {
+            "tests": [{"input": t["input"], "output": t["answer"]} for t in r["tests"]],
+            key: judge,
+        }
+        user = f"Kattis problem: {title}.{shown}{CPP_INSTRUCTIONS}"
+        rows.append(_row("kattis-validators", user, "code", truth, n, "cpp", r["problem_id"]))
+    return rows
+
+
 _REASONING_PREFIX = re.compile(r"^\s*Write (?:Python )?code to solve the task\.?\s*", re.I)
 
 
@@ -279,6 +355,8 @@ def load_source(
         "humaneval-x-js": lambda d: humaneval_x(d, "js"),
         "humaneval-x-go": lambda d: humaneval_x(d, "go"),
         "humaneval-x-rust": lambda d: humaneval_x(d, "rust"),
+        "library-checker": library_checker,
+        "kattis-validators": kattis_validators,
     }
     if source not in loaders:
         raise SpecError("source", f"unknown source {source!r}; known: {', '.join(SOURCES)}")
