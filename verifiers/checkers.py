@@ -12,9 +12,7 @@ not define, its time limit) is a judge failure: ``sandbox_error``, never the pro
 from __future__ import annotations
 
 import json
-import math
 import signal
-from collections.abc import Mapping
 
 from verifiers.errors import SpecError
 from verifiers.program import CheckResult, ProcessResult
@@ -39,7 +37,6 @@ KATTIS_AC, KATTIS_WA = 42, 43
 FUNCTION_WRAPPER = """\
 import importlib.util
 import json
-import math
 import math
 import os
 import sys
@@ -167,21 +164,11 @@ def _partial(what: str, share: float, message: str) -> TestOutcome:
 def _kattis(what: str, result: CheckResult) -> TestOutcome:
     code = result.exit_code
     message = _message(result)
-    score = _kattis_score(result.feedback)
     if code == KATTIS_AC:
         return TestOutcome(Status.PASSED, message)
     if code == KATTIS_WA:
-        return TestOutcome(Status.FAILED, f"wrong answer ({what}): {message}", score=score)
+        return TestOutcome(Status.FAILED, f"wrong answer ({what}): {message}")
     return _failure(what, result, f"exited with status {code}, not 42 or 43")
-
-
-def _kattis_score(feedback: Mapping[str, bytes]) -> float | None:
-    """A Kattis ``score.txt`` as a share in [0, 1], when it holds one."""
-    try:
-        value = float(feedback.get("score.txt", b"").decode().strip())
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return min(1.0, max(0.0, value)) if math.isfinite(value) else None
 
 
 def _function(result: CheckResult) -> TestOutcome:
