@@ -478,6 +478,13 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
         for target, name in enumerate(CHILD_FDS):
             if name in high:
                 os.dup2(high[name], target)
+            else:
+                # Not this child's: whatever the agent held at that number (a judge's pipe,
+                # a checker's file) must not be inherited.
+                try:
+                    os.close(target)
+                except OSError:
+                    pass
         os.closerange(len(CHILD_FDS), err_w)
         os.closerange(err_w + 1, 65536)
         os.chdir(req.get("cwd") or "/")
