@@ -72,3 +72,19 @@ def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
         assert 0 < r["policy_allowed_ms"]["median"] <= r["policy_allowed_ms"]["max"]
         assert r["policy_first_ms"]["median"] > 0
         assert r["syntax_ms"]["median"] > 0 and r["verify_ms"]["median"] > 0
+
+
+def test_checkers_bench_judges_every_mode(tmp_path: Path) -> None:
+    out = tmp_path / "checkers.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "checkers.py"), "--problems", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert list(report["modes"]) == ["compare", "builtin", "function", "testlib"]
+    for row in report["modes"].values():
+        assert row["passed"] == report["tests"] > 0 and row["tests_per_s"] > 0
