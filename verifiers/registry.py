@@ -21,6 +21,7 @@ LANGUAGE_TABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "rust": ("verifiers.languages.rust:RustLanguage", ("rs",)),
     "go": ("verifiers.languages.go:GoLanguage", ("golang",)),
     "c": ("verifiers.languages.c:CLanguage", ()),
+    "java": ("verifiers.languages.java:JavaLanguage", ()),
     "cpp": ("verifiers.languages.cpp:CppLanguage", ("c++", "cxx")),
     "sql": ("verifiers.languages.sql:SqlLanguage", ("sqlite", "postgresql", "duckdb")),
     "regex": ("verifiers.languages.regex:RegexLanguage", ("regexp", "re2")),

@@ -517,6 +517,10 @@ class _TestFacts:
     #: tests declare at namespace scope and those they use without declaring (library names,
     #: the entry point); the tests' local variables are their own.
     protected: frozenset[str]
+    #: Names the tests declare at namespace scope (their helpers and tables). Without a
+    #: declaration, the names the tests use without declaring them may be the program's to
+    #: define (which functions the task asks for is not known); these never are.
+    declared: frozenset[str]
     #: Every word of the tests: a macro of any of these names rewrites them.
     words: frozenset[str]
 
@@ -543,7 +547,7 @@ def _test_facts(grammar_module: str, files: tuple[str, ...]) -> _TestFacts:
                 for inner in walk(node):
                     if inner.type in ("declaration", "parameter_declaration", "for_range_loop"):
                         local |= {src.text(n) for n in _declared_names(inner)}
-    return _TestFacts(frozenset(top | (used - local)), frozenset(words))
+    return _TestFacts(frozenset(top | (used - local)), frozenset(top), frozenset(words))
 
 
 def _declarator_name(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -551,9 +555,11 @@ def _declarator_name(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     while node is not None and node.type not in (*_NAMES, "qualified_identifier", "operator_name"):
         if node.type in ("destructor_name", "operator_cast", "template_function"):
             return node
-        node = node.child_by_field_name("declarator") or (
-            node.named_children[0] if node.type == "parenthesized_declarator" else None
-        )
+        inner = node.child_by_field_name("declarator")
+        if inner is None and node.type in ("parenthesized_declarator", "reference_declarator"):
+            named = [c for c in node.named_children if c.type not in ("comment", "type_qualifier")]
+            inner = named[-1] if named else None
+        node = inner
     return node
 
 
@@ -1006,7 +1012,9 @@ class _CCheck:
                     "the tests bring their own `main`",
                     "Define the function the task asks for, without `main`.",
                 )
-            elif short in self.tests.protected:
+            elif short in self.tests.declared or (
+                self.entry is not None and short in self.tests.protected
+            ):
                 yield self.refuse(
                     node,
                     "test-names",
