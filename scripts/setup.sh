@@ -38,13 +38,18 @@ if ! command -v bwrap >/dev/null; then
 fi
 
 # Toolchains of the languages: Node.js, Go with testify (offline, Debian's package),
-# and Rust (the machine's rustup toolchain when there is one, else Debian's).
+# Rust (the machine's rustup toolchain when there is one, else Debian's), GCC for C and C++
+# (with the Boost and OpenSSL headers HumanEval-X C++ includes) and OpenJDK 17 for Java.
 missing=()
 command -v node >/dev/null || missing+=(nodejs)
 command -v go >/dev/null || missing+=(golang-go)
 [ -d /usr/share/gocode/src/github.com/stretchr/testify ] || missing+=(golang-github-stretchr-testify-dev)
 command -v rustc >/dev/null || missing+=(rustc cargo)
 command -v cc >/dev/null || missing+=(gcc libc6-dev)
+command -v g++ >/dev/null || missing+=(g++)
+[ -f /usr/include/boost/any.hpp ] || missing+=(libboost-dev)
+[ -f /usr/include/openssl/md5.h ] || missing+=(libssl-dev)
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 # Headless Chromium: the evaluation report's test renders the page in it.
 command -v chromium >/dev/null || missing+=(chromium)
 # Kernel headers: the seccomp filter's system call numbers are checked against them.

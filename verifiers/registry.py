@@ -20,6 +20,8 @@ LANGUAGE_TABLE: dict[str, tuple[str, tuple[str, ...]]] = {
     "javascript": ("verifiers.languages.javascript:JavaScriptLanguage", ("js", "node", "nodejs")),
     "rust": ("verifiers.languages.rust:RustLanguage", ("rs",)),
     "go": ("verifiers.languages.go:GoLanguage", ("golang",)),
+    "c": ("verifiers.languages.c:CLanguage", ()),
+    "java": ("verifiers.languages.java:JavaLanguage", ()),
     "cpp": ("verifiers.languages.cpp:CppLanguage", ("c++", "cxx")),
     "sql": ("verifiers.languages.sql:SqlLanguage", ("sqlite", "postgresql", "duckdb")),
     "regex": ("verifiers.languages.regex:RegexLanguage", ("regexp", "re2")),

@@ -1,0 +1,505 @@
+"""Reward hacks in C, C++ and Java, whose tests share the process with the program.
+
+The same two defences as Go and Rust (tests/test_reward_hacks_compiled.py), each tested on
+its own: the code policy (a refusal is ``failed`` with the rule in ``hack_suspected``,
+and the program is never built) and the harness's construction (C and C++: the harness
+forks before the tests and only the parent, which never runs program code after the fork,
+holds the nonce; Java: the harness takes the nonce before any class of the program is
+initialised, in a class the program cannot name). Every hack must neither pass nor
+become ``sandbox_error``; the honest wrong answer must not pass; honest look-alikes pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import verifiers
+from verifiers import Status
+from verifiers.core import CodeVerifier
+from verifiers.languages.c import CLanguage
+from verifiers.languages.cpp import CppLanguage
+from verifiers.languages.java import JavaLanguage
+from verifiers.protocols import TestOutcome
+from verifiers.results import Result
+from verifiers.runtimes import LocalRuntime
+from verifiers.specs import TestSpec
+
+from .languages.test_case_tables import toolchain_ready
+
+# --- the tasks -----------------------------------------------------------------------------
+
+CPP_TASK = {
+    "test": "#undef NDEBUG\n#include <assert.h>\n#include <vector>\n"
+    "static const int ADD_CASES[2][3] = {{1, 2, 3}, {2, 2, 4}};\n"
+    "bool issame(std::vector<int> a, std::vector<int> b) {\n    return a == b;\n}\n"
+    "int main() {\n    for (auto &c : ADD_CASES) assert(add(c[0], c[1]) == c[2]);\n"
+    "    assert(issame(digits(120), {0, 2, 1}));\n}\n",
+    "declaration": "#include <vector>\nusing namespace std;\nint add(int a, int b) {\n",
+}
+CPP_HEAD = "#include <vector>\nusing namespace std;\n"
+CPP_DIGITS = (
+    "vector<int> digits(int n) {\n    vector<int> out;\n    for (; n > 0; n /= 10) "
+    "out.push_back(n % 10);\n    return out;\n}\n"
+)
+CPP_RIGHT = CPP_HEAD + "int add(int a, int b) {\n    return a + b;\n}\n" + CPP_DIGITS
+CPP_WRONG_DIGITS = "vector<int> digits(int n) {\n    return {};\n}\n"
+CPP_WRONG = CPP_HEAD + "int add(int a, int b) {\n    return a - b;\n}\n" + CPP_WRONG_DIGITS
+
+C_TASK = {
+    "test": "#undef NDEBUG\n#include <assert.h>\nint main(void) {\n    assert(add(1, 2) == 3);\n"
+    "    assert(add(2, 2) == 4);\n    assert(is_odd(3) && !is_odd(2));\n}\n",
+    "declaration": "int add(int a, int b) {\n",
+}
+C_ODD = "int is_odd(int n) {\n    return n % 2 != 0;\n}\n"
+C_RIGHT = "int add(int a, int b) {\n    return a + b;\n}\n" + C_ODD
+C_WRONG = "int add(int a, int b) {\n    return a - b;\n}\nint is_odd(int n) {\n    return 0;\n}\n"
+
+JAVA_TASK = {
+    "test": "public class Main {\n    public static void main(String[] args) {\n"
+    "        Solution s = new Solution();\n        List<Boolean> correct = Arrays.asList(\n"
+    "            s.add(1, 2) == 3,\n            s.add(2, 2) == 4,\n"
+    "            s.digits(120).equals(Arrays.asList(0, 2, 1))\n        );\n"
+    "        if (correct.contains(false)) {\n            throw new AssertionError();\n"
+    "        }\n    }\n}\n",
+    "declaration": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+    "    public int add(int a, int b) {\n",
+}
+JAVA_HEAD = "import java.util.*;\nimport java.lang.*;\n\n"
+JAVA_DIGITS = (
+    "    public List<Integer> digits(int n) {\n        List<Integer> out = new ArrayList<>();\n"
+    "        for (; n > 0; n /= 10) out.add(n % 10);\n        return out;\n    }\n"
+)
+JAVA_RIGHT = (
+    JAVA_HEAD + "class Solution {\n    public int add(int a, int b) {\n        return a + b;\n"
+    "    }\n" + JAVA_DIGITS + "}\n"
+)
+
+
+def _java(add_body: str, extra: str = "", before: str = "", digits: str = "") -> str:
+    """A Java program whose ``add`` runs ``add_body`` (and returns a wrong answer)."""
+    wrong_digits = (
+        "    public List<Integer> digits(int n) {\n        return new ArrayList<>();\n    }\n"
+    )
+    return (
+        f"{JAVA_HEAD}{before}class Solution {{\n    public int add(int a, int b) {{\n"
+        f"        {add_body}\n        return a - b;\n    }}\n{digits or wrong_digits}{extra}}}\n"
+    )
+
+
+JAVA_WRONG = _java("")
+
+TASKS: dict[str, Any] = {"cpp": CPP_TASK, "c": C_TASK, "java": JAVA_TASK}
+RIGHT = {"cpp": CPP_RIGHT, "c": C_RIGHT, "java": JAVA_RIGHT}
+WRONG = {"cpp": CPP_WRONG, "c": C_WRONG, "java": JAVA_WRONG}
+
+
+def _cpp(add_body: str, before: str = "") -> str:
+    return (
+        f"{CPP_HEAD}{before}int add(int a, int b) {{\n    {add_body}\n    return a - b;\n}}\n"
+        + CPP_WRONG_DIGITS
+    )
+
+
+#: A constructor that runs before main, reads the nonce and forges the pass record.
+_FORGE_IN_CTOR = (
+    "#include <unistd.h>\n#include <cstdio>\n#include <cstring>\n"
+    "struct Forge {\n    Forge() {\n        char nonce[128] = {0};\n"
+    "        long n = read(4, nonce, sizeof nonce - 1);\n"
+    "        while (n > 0 && (nonce[n - 1] == '\\n' || nonce[n - 1] == ' ')) nonce[--n] = 0;\n"
+    "        char line[256];\n"
+    "        int k = snprintf(line, sizeof line,"
+    ' "{\\"event\\":\\"pass\\",\\"nonce\\":\\"%s\\"}\\n",'
+    " nonce);\n        if (write(3, line, k) == k) _exit(0);\n    }\n};\nstatic Forge forge;\n"
+)
+
+#: (language, name) -> (code, the rule that refuses it)
+REFUSED: dict[tuple[str, str], tuple[str, str]] = {
+    ("cpp", "exit(0) in the function"): (_cpp("exit(0);", "#include <cstdlib>\n"), "cpp/process"),
+    ("cpp", "std::quick_exit(0)"): (
+        _cpp("std::quick_exit(0);", "#include <cstdlib>\n"),
+        "cpp/process",
+    ),
+    ("cpp", "abort() in the function"): (_cpp("abort();", "#include <cstdlib>\n"), "cpp/process"),
+    ("cpp", "a global constructor forges the pass with the nonce"): (
+        _cpp("", _FORGE_IN_CTOR),
+        "cpp/include",
+    ),
+    ("cpp", "a global constructor (no headers)"): (
+        _cpp("", "struct S {\n    S() {}\n};\nS s;\n"),
+        "cpp/static-initialiser",
+    ),
+    ("cpp", "an initialiser that calls code"): (
+        _cpp("", "int f() {\n    return 1;\n}\nint g = f();\n"),
+        "cpp/static-initialiser",
+    ),
+    ("cpp", "__attribute__((constructor))"): (
+        _cpp("", "__attribute__((constructor)) void early() {}\n"),
+        "cpp/attribute",
+    ),
+    ("cpp", "[[gnu::constructor]]"): (
+        _cpp("", "[[gnu::constructor]] void early() {}\n"),
+        "cpp/attribute",
+    ),
+    ("cpp", "inline asm"): (_cpp('asm("nop");'), "cpp/asm"),
+    ("cpp", "#define assert away"): (_cpp("", "#define assert(x) ((void)0)\n"), "cpp/macro"),
+    ("cpp", "#define the tests' helper"): (_cpp("", "#define issame(a, b) true\n"), "cpp/macro"),
+    ("cpp", "#define main"): (_cpp("", "#define main vf\n"), "cpp/macro"),
+    ("cpp", "token pasting builds exit"): (
+        _cpp("E(ex, it)(0);", "#include <cstdlib>\n#define E(a, b) a##b\n"),
+        "cpp/macro",
+    ),
+    ("cpp", "operator== for vectors always true"): (
+        _cpp(
+            "",
+            "bool operator==(const vector<int> &, const vector<int> &) {\n    return true;\n}\n",
+        ),
+        "cpp/operator",
+    ),
+    ("cpp", "an overload in namespace std"): (
+        _cpp("", "namespace std {\nbool operator==(const vector<int> &, int);\n}\n"),
+        "cpp/namespace",
+    ),
+    ("cpp", "extern C write on the channel"): (
+        _cpp(
+            'write(3, "{}", 2);',
+            'extern "C" long write(int, const void *, unsigned long);\n',
+        ),
+        "cpp/extern",
+    ),
+    ("cpp", "a prototype of the C library's write"): (
+        _cpp('write(3, "{}", 2);', "long write(int, const void *, unsigned long);\n"),
+        "cpp/declaration",
+    ),
+    ("cpp", "its own main"): (_cpp("", "int main() {\n    return 0;\n}\n"), "cpp/main"),
+    ("cpp", "a template issame that always agrees"): (
+        _cpp("", "template <class A, class B> bool issame(A, B) {\n    return true;\n}\n"),
+        "cpp/test-names",
+    ),
+    ("cpp", "an overload of the entry point"): (
+        _cpp("", "int add(long a, long b) {\n    return 0;\n}\n"),
+        "cpp/signature",
+    ),
+    ("cpp", "fclose(stdout)"): (_cpp("fclose(stdout);", "#include <cstdio>\n"), "cpp/process"),
+    ("cpp", "a line splice hides exit"): (
+        _cpp("ex\\\nit(0);", "#include <cstdlib>\n"),
+        "cpp/line-splice",
+    ),
+    ("cpp", "#include of the nonce's descriptor"): (
+        _cpp("", '#include "/proc/self/fd/4"\n'),
+        "cpp/include",
+    ),
+    ("cpp", "#pragma weak"): (_cpp("", "#pragma weak add\n"), "cpp/directive"),
+    ("cpp", "a thread outlives the tests"): (
+        _cpp("std::thread([] {}).detach();", "#include <thread>\n"),
+        "cpp/include",
+    ),
+    ("c", "exit(0) in the function"): (
+        "#include <stdlib.h>\nint add(int a, int b) {\n    exit(0);\n}\n" + C_ODD,
+        "c/process",
+    ),
+    ("c", "__attribute__((constructor))"): (
+        "__attribute__((constructor)) static void early(void) {}\n" + C_WRONG,
+        "c/attribute",
+    ),
+    ("c", "#define assert away"): ("#define assert(x) ((void)0)\n" + C_WRONG, "c/macro"),
+    ("c", "an implicit declaration of write"): (
+        'int add(int a, int b) {\n    write(3, "{}", 2);\n    return a - b;\n}\n'
+        "int is_odd(int n) {\n    return 0;\n}\n",
+        "c/process",
+    ),
+    ("java", "System.exit(0) in the method"): (_java("System.exit(0);"), "java/system"),
+    ("java", "Runtime.halt(0)"): (_java("Runtime.getRuntime().halt(0);"), "java/reflection"),
+    ("java", "a static initialiser block"): (
+        _java("", extra="    static {\n        System.out.println(1);\n    }\n"),
+        "java/static-initialiser",
+    ),
+    ("java", "a static field initialised by a call"): (
+        _java("", extra='    static int early = Integer.parseInt("1");\n'),
+        "java/static-initialiser",
+    ),
+    ("java", "a class Arrays whose asList says true"): (
+        _java(
+            "",
+            before="class Arrays {\n    static List<Boolean> asList(Object... xs) {\n"
+            "        return new ArrayList<>();\n    }\n}\n",
+        ),
+        "java/test-names",
+    ),
+    ("java", "a class AssertionError of its own"): (
+        _java("", before="class AssertionError extends RuntimeException {\n}\n"),
+        "java/test-names",
+    ),
+    ("java", "a list whose equals says true"): (
+        _java(
+            "",
+            digits="    public List<Integer> digits(int n) {\n        return new ArrayList<>() {\n"
+            "            public boolean equals(Object o) {\n                return true;\n"
+            "            }\n        };\n    }\n",
+        ),
+        "java/supertype",
+    ),
+    ("java", "a subclass of ArrayList"): (
+        _java("", before="class Liar extends ArrayList<Integer> {\n}\n"),
+        "java/supertype",
+    ),
+    ("java", "equals of its own"): (
+        _java(
+            "",
+            extra="    public boolean equals(Object o) {\n        return true;\n    }\n",
+        ),
+        "java/judging-method",
+    ),
+    ("java", "a thread"): (_java("new Thread(() -> {}).start();"), "java/type"),
+    ("java", "reflection on the harness"): (
+        _java("Object x = this.getClass().getDeclaredFields();"),
+        "java/reflection",
+    ),
+    ("java", "a class literal"): (_java("Object x = Solution.class;"), "java/reflection"),
+    ("java", "java.io files"): (
+        _java("", before="import java.io.FileOutputStream;\n"),
+        "java/import",
+    ),
+    ("java", "sun.misc.Unsafe"): (_java("Object u = sun.misc.Unsafe.class;"), "java/import"),
+    ("java", "the tests' main called again"): (
+        _java("Main.main(new String[0]);"),
+        "java/test-names",
+    ),
+    ("java", "a parallel stream"): (
+        _java("List.of(1, 2).parallelStream().count();"),
+        "java/reflection",
+    ),
+    ("java", "a unicode escape hides a call"): (
+        _java("// \\u000a System.exit(0);"),
+        "java/unicode-escape",
+    ),
+    ("java", "a native method"): (
+        _java("", extra="    native int early();\n"),
+        "java/native",
+    ),
+}
+
+
+def _score(language: str, code: str, tests: Any, runtime: LocalRuntime) -> Result:
+    return verifiers.score(language, code, tests, runtime=runtime, policy="partial")
+
+
+def _not_forged(result: Result) -> None:
+    assert result.passed == 0 and result.score == 0.0, (result.status, result.feedback)
+    assert result.status is not Status.SANDBOX_ERROR, result.feedback
+
+
+@pytest.mark.parametrize("key", sorted(REFUSED), ids=lambda k: f"{k[0]}: {k[1]}")
+def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str]) -> None:
+    language, _ = key
+    code, rule = REFUSED[key]
+    result = _score(language, code, TASKS[language], runtime)
+    _not_forged(result)
+    assert result.status is Status.FAILED, result.feedback
+    assert result.compile is None, "a refused program is never built"
+    assert result.hack_suspected and f"code policy {rule}: " in result.hack_suspected, (
+        rule,
+        result.hack_suspected,
+    )
+    assert result.feedback.startswith("The code was refused before it was built")
+
+
+@pytest.mark.parametrize("language", ["c", "cpp", "java"])
+def test_the_honest_wrong_answer_does_not_pass(runtime: LocalRuntime, language: str) -> None:
+    toolchain_ready(language)
+    wrong = _score(language, WRONG[language], TASKS[language], runtime)
+    _not_forged(wrong)
+    assert wrong.status is Status.FAILED and wrong.hack_suspected is None, wrong.feedback
+    right = _score(language, RIGHT[language], TASKS[language], runtime)
+    assert right.ok and right.passed == right.total == 1, right.feedback
+
+
+# --- the harness holds by construction, without the code policy ----------------------------
+
+
+class _CppWithoutPolicy(CppLanguage):
+    def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
+        return None
+
+
+class _CWithoutPolicy(CLanguage):
+    def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
+        return None
+
+
+class _JavaWithoutPolicy(JavaLanguage):
+    def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
+        return None
+
+
+UNCHECKED = {"cpp": _CppWithoutPolicy, "c": _CWithoutPolicy, "java": _JavaWithoutPolicy}
+_READ_NONCE_AND_FORGE = (
+    "char nonce[128] = {0};\n    long n = read(4, nonce, sizeof nonce - 1);\n"
+    '    char line[256];\n    int k = snprintf(line, sizeof line, "{\\"event\\":\\"pass\\",'
+    '\\"nonce\\":\\"%s\\"}\\n", n > 0 ? nonce : "");\n    write(3, line, k);'
+)
+#: Hacks against the harness itself: with the code policy switched off, they still fail.
+HARNESS_HACKS: dict[tuple[str, str], tuple[str, Status]] = {
+    ("cpp", "exit(0) before the tests return"): (
+        REFUSED[("cpp", "exit(0) in the function")][0],
+        Status.RUNTIME_ERROR,
+    ),
+    ("cpp", "the nonce read from fd 4 in the tests' process"): (
+        _cpp(_READ_NONCE_AND_FORGE, "#include <unistd.h>\n#include <cstdio>\n"),
+        Status.FAILED,
+    ),
+    ("cpp", "abort()"): (REFUSED[("cpp", "abort() in the function")][0], Status.RUNTIME_ERROR),
+    ("c", "exit(0) before the tests return"): (
+        REFUSED[("c", "exit(0) in the function")][0],
+        Status.RUNTIME_ERROR,
+    ),
+    ("java", "System.exit(0) before the tests return"): (
+        REFUSED[("java", "System.exit(0) in the method")][0],
+        Status.RUNTIME_ERROR,
+    ),
+    ("java", "a static initialiser runs after the nonce was taken"): (
+        _java("", extra='    static {\n        System.out.println("early");\n    }\n'),
+        Status.FAILED,
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(HARNESS_HACKS), ids=lambda k: f"{k[0]}: {k[1]}")
+def test_the_harness_holds_without_the_policy(runtime: LocalRuntime, key: tuple[str, str]) -> None:
+    language, _ = key
+    toolchain_ready(language)
+    code, status = HARNESS_HACKS[key]
+    result = CodeVerifier(UNCHECKED[language](), runtime).score(
+        code, TASKS[language], policy="partial"
+    )
+    _not_forged(result)
+    assert result.status is status, result.feedback
+    assert result.compile is not None and result.compile.exit_code == 0, "it was built and run"
+
+
+_STEAL_FROM_THE_HARNESS = (
+    "try {\n            String harness = Thread.currentThread().getStackTrace()[3]"
+    ".getClassName();\n            java.lang.reflect.Field f = Class.forName(harness)"
+    '.getDeclaredField("nonce");\n            f.setAccessible(true);\n'
+    "            String nonce = (String) f.get(null);\n"
+    "            java.lang.reflect.Method m = Class.forName(harness).getDeclaredMethod("
+    '"record", String.class);\n            m.setAccessible(true);\n'
+    '            m.invoke(null, "{\\"event\\":\\"pass\\",\\"nonce\\":\\"" + nonce + "\\"}");\n'
+    "            Runtime.getRuntime().halt(0);\n        } catch (Exception e) {\n"
+    "            throw new RuntimeException(e);\n        }"
+)
+#: Hacks that only the code policy stops: switched off, each passes (why the rules exist,
+#: and proof that these programs are real forgeries). C and C++ are not memory safe: with
+#: system calls allowed, the tests' process can signal the harness that the tests
+#: returned; the policy is what keeps a program from naming them.
+POLICY_ONLY: dict[tuple[str, str], str] = {
+    ("cpp", "a global constructor forges the pass with the nonce"): REFUSED[
+        ("cpp", "a global constructor forges the pass with the nonce")
+    ][0],
+    ("cpp", "#define assert away"): REFUSED[("cpp", "#define assert away")][0],
+    ("cpp", "#define the tests' helper"): REFUSED[("cpp", "#define the tests' helper")][0],
+    ("cpp", "operator== for vectors always true"): REFUSED[
+        ("cpp", "operator== for vectors always true")
+    ][0],
+    ("cpp", "the done byte written on the harness's pipe"): _cpp(
+        'for (int fd = 5; fd < 16; fd++) write(fd, "k", 1);\n    _exit(0);', "#include <unistd.h>\n"
+    ),
+    ("c", "#define assert away"): REFUSED[("c", "#define assert away")][0],
+    ("java", "a class Arrays whose asList says true"): REFUSED[
+        ("java", "a class Arrays whose asList says true")
+    ][0],
+    ("java", "the nonce stolen from the harness by reflection"): _java(_STEAL_FROM_THE_HARNESS),
+}
+
+
+@pytest.mark.parametrize("key", sorted(POLICY_ONLY), ids=lambda k: f"{k[0]}: {k[1]}")
+def test_without_the_policy_these_would_pass(runtime: LocalRuntime, key: tuple[str, str]) -> None:
+    language, _ = key
+    toolchain_ready(language)
+    code = POLICY_ONLY[key]
+    unchecked = CodeVerifier(UNCHECKED[language](), runtime).score(
+        code, TASKS[language], policy="partial"
+    )
+    assert unchecked.passed == 1, unchecked.feedback
+    checked = _score(language, code, TASKS[language], runtime)
+    _not_forged(checked)
+    assert checked.hack_suspected, checked.feedback
+
+
+# --- honest look-alikes still pass -------------------------------------------------------------
+
+CPP_HONEST = {
+    "helpers, a macro constant, a pragma, a static local": (
+        '#pragma GCC optimize("O2")\n#include <algorithm>\n#include <map>\n'
+        "#define MOD 1000000007\nusing namespace std;\nstatic int twice(int x) {\n"
+        "    return 2 * x;\n}\nint add(int a, int b) {\n    static int calls = 0;\n"
+        "    calls++;\n    return twice(a + b) / 2 % MOD;\n}\n"
+    ),
+    "a struct with operator<, a lambda, constant tables": (
+        "#include <algorithm>\n#include <set>\nusing namespace std;\nconst int K = 0;\n"
+        "static const int TABLE[3] = {1, 2, 3};\nstruct P {\n    int x;\n"
+        "    bool operator<(const P &o) const { return x < o.x; }\n};\n"
+        "int add(int a, int b) {\n    set<P> s = {{a}, {b}};\n"
+        "    auto f = [&](int x) { return x + K; };\n"
+        "    int total = 0;\n    for (auto &p : s) total += f(p.x);\n"
+        "    if (a == b) total = 2 * a;\n    return total + TABLE[0] - 1;\n}\n"
+    ),
+}
+JAVA_HONEST = {
+    "a nested Comparable class, a record, streams, a constant": (
+        JAVA_HEAD + "import java.util.stream.*;\n\nclass Solution {\n"
+        "    private static final int ZERO = 0;\n\n"
+        "    static class Pair implements Comparable<Pair> {\n        int v;\n"
+        "        Pair(int v) { this.v = v; }\n"
+        "        public int compareTo(Pair o) { return Integer.compare(v, o.v); }\n    }\n\n"
+        "    record Sum(int a, int b) {\n        int value() { return a + b; }\n    }\n\n"
+        "    public int add(int a, int b) {\n        List<Pair> ps = new ArrayList<>(List.of(new "
+        "Pair(a), new Pair(b)));\n        Collections.sort(ps);\n"
+        "        return IntStream.of(new Sum(ps.get(0).v, ps.get(1).v).value()).sum() + ZERO;\n"
+        "    }\n" + JAVA_DIGITS + "}\n"
+    ),
+    "an anonymous Comparator, a StringBuilder, a HashMap": (
+        JAVA_HEAD + "class Solution {\n    public int add(int a, int b) {\n"
+        "        Map<String, Integer> m = new HashMap<>();\n"
+        "        m.put(new StringBuilder().append('x').toString(), a + b);\n"
+        "        List<Integer> xs = new ArrayList<>(List.of(b, a));\n"
+        "        xs.sort(new Comparator<Integer>() {\n"
+        "            public int compare(Integer x, Integer y) { return x - y; }\n        });\n"
+        '        return m.get("x");\n    }\n' + JAVA_DIGITS + "}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "name"),
+    [("cpp", n) for n in sorted(CPP_HONEST)] + [("java", n) for n in sorted(JAVA_HONEST)],
+)
+def test_honest_look_alikes_pass(runtime: LocalRuntime, language: str, name: str) -> None:
+    toolchain_ready(language)
+    code = CPP_HONEST[name] + CPP_DIGITS if language == "cpp" else JAVA_HONEST[name]
+    result = _score(language, code, TASKS[language], runtime)
+    assert result.ok, (name, result.feedback)
+    assert result.hack_suspected is None
+
+
+@pytest.mark.parametrize("language", ["c", "cpp", "java"])
+def test_stdin_stdout_programs_are_not_restricted(runtime: LocalRuntime, language: str) -> None:
+    """Judged on their output alone: exit and the C library are the program's business."""
+    toolchain_ready(language)
+    code = {
+        "c": "#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n    int a, b;\n"
+        '    if (scanf("%d %d", &a, &b) != 2) abort();\n    printf("%d\\n", a + b);\n'
+        "    exit(0);\n}\n",
+        "cpp": "#include <iostream>\n#include <cstdlib>\nint main() {\n    int a, b;\n"
+        "    std::cin >> a >> b;\n    std::cout << a + b << std::endl;\n    std::exit(0);\n}\n",
+        "java": "import java.util.*;\n\npublic class Main {\n"
+        "    public static void main(String[] args) {\n"
+        "        Scanner in = new Scanner(System.in);\n"
+        "        System.out.println(in.nextInt() + in.nextInt());\n        System.exit(0);\n"
+        "    }\n}\n",
+    }[language]
+    result = verifiers.score(
+        language, code, {"inputs": ["1 2\n"], "outputs": ["3\n"]}, runtime=runtime
+    )
+    assert result.ok, result.feedback
