@@ -107,15 +107,21 @@ def _tree_rss_kb(root: int) -> int:
 
 
 @contextmanager
-def peak_memory() -> Iterator[dict[str, int]]:
-    """Sample the resident memory of this process tree every 20 ms; yields {'peak_kb': ...}."""
-    out = {"peak_kb": 0}
+def peak_memory() -> Iterator[dict[str, float]]:
+    """Sample the resident memory of this process tree every 20 ms.
+
+    Yields ``{'peak_kb': ..., 'cpu_s': ...}``; ``cpu_s``, set at the end, is the CPU time
+    the sampling thread itself used (reading every process's ``stat``), which the CPU
+    figures of a run leave out.
+    """
+    out: dict[str, float] = {"peak_kb": 0, "cpu_s": 0.0}
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.is_set():
             out["peak_kb"] = max(out["peak_kb"], _tree_rss_kb(os.getpid()))
             stop.wait(0.02)
+        out["cpu_s"] = time.thread_time()  # what sampling cost: not the system's CPU time
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -195,7 +201,7 @@ def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any,
             wall = time.perf_counter() - started
         verifiers.close_idle_sandboxes()
     run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
-    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    run.cpu_self_s, run.cpu_children_s = cpu["self"] - mem["cpu_s"], cpu["children"]
     return run
 
 
@@ -264,7 +270,7 @@ def pooled_run(
     with cpu_time() as cpu, peak_memory() as mem:
         out, wall = pooled(fn, args, workers)
     run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
-    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    run.cpu_self_s, run.cpu_children_s = cpu["self"] - mem["cpu_s"], cpu["children"]
     return run
 
 
