@@ -317,6 +317,21 @@ def test_the_program_cannot_reach_the_judges_directory(runtime: LocalRuntime) ->
     assert r.tests[0].actual.strip() == "denied"
 
 
+def test_feedback_files_are_read_without_following_links(runtime: LocalRuntime) -> None:
+    # A checker's link to the supervisor's environment is not read back as its feedback.
+    source = (
+        "import os, sys\nfeedback = sys.argv[3]\n"
+        "os.symlink('/proc/1/environ', os.path.join(feedback, 'teammessage.txt'))\n"
+        "with open(os.path.join(feedback, 'judgemessage.txt'), 'w') as f:\n"
+        "    f.write('plain words')\n"
+        "sys.exit(43)\n"
+    )
+    tests = {"inputs": ["1"], "outputs": ["1"], "checker": checker(source, "kattis")}
+    r = score(runtime, "print(1)", tests)
+    assert r.status is Status.FAILED
+    assert "plain words" in r.tests[0].message and "PATH=" not in r.tests[0].message
+
+
 # --- interactors ---------------------------------------------------------------------------------
 
 GUESSER = r"""
