@@ -41,6 +41,8 @@ SOURCES = (
     "humaneval-x-js",
     "humaneval-x-go",
     "humaneval-x-rust",
+    "humaneval-x-cpp",
+    "humaneval-x-java",
     "spider",
     "structured-regex",
 )
@@ -51,6 +53,8 @@ SOURCE_SETS = {
     "humaneval-x-js": "humaneval_x",
     "humaneval-x-go": "humaneval_x",
     "humaneval-x-rust": "humaneval_x",
+    "humaneval-x-cpp": "humaneval_x",
+    "humaneval-x-java": "humaneval_x",
     "spider": "spider_dev",
     "structured-regex": "structured_regex",
 }
@@ -115,7 +119,13 @@ def mbpp(directory: Path) -> list[dict[str, Any]]:
     return rows
 
 
-_X = {"js": ("javascript", "JavaScript"), "go": ("go", "Go"), "rust": ("rust", "Rust")}
+_X = {
+    "js": ("javascript", "JavaScript"),
+    "go": ("go", "Go"),
+    "rust": ("rust", "Rust"),
+    "cpp": ("cpp", "C++"),
+    "java": ("java", "Java"),
+}
 
 
 def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
@@ -125,12 +135,12 @@ def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
     rows = []
     for n, r in enumerate(read_rows(path)):
         head = r["declaration"] if short == "rust" else r["prompt"]
-        fence = {"javascript": "javascript", "go": "go", "rust": "rust"}[language]
+        fence = language
         user = (
             f"Complete the following {label} function.\n\n```{fence}\n{head}```\n\n"
             f"Answer with the whole function (and its imports) in one ```{fence} code block."
         )
-        # The declared signature, which Go and Rust hold the program to.
+        # The declared signature, which Go, Rust, C++ and Java hold the program to.
         truth: dict[str, Any] = {"test": r["test"], "declaration": r["declaration"]}
         if short == "go":
             truth["test_setup"] = r["test_setup"]
@@ -279,6 +289,8 @@ def load_source(
         "humaneval-x-js": lambda d: humaneval_x(d, "js"),
         "humaneval-x-go": lambda d: humaneval_x(d, "go"),
         "humaneval-x-rust": lambda d: humaneval_x(d, "rust"),
+        "humaneval-x-cpp": lambda d: humaneval_x(d, "cpp"),
+        "humaneval-x-java": lambda d: humaneval_x(d, "java"),
     }
     if source not in loaders:
         raise SpecError("source", f"unknown source {source!r}; known: {', '.join(SOURCES)}")

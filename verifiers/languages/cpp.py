@@ -170,7 +170,7 @@ def cc_recipe() -> ImageRecipe:
             "gcc": "4:12.2.0-3",
             "g++": "4:12.2.0-3",
             "libboost-dev": "1.74.0.3",
-            "libssl-dev": "3.0.19-1~deb12u2",
+            "libssl-dev": "3.0.22-1~deb12u2",
         },
         labels={"{gcc}": "/usr/bin/gcc", "{gxx}": "/usr/bin/g++"},
     )

@@ -223,7 +223,7 @@ JAVA = ToolchainSpec(
     host=_host,
     image=ImageRecipe(
         family="java",
-        packages={"openjdk-17-jdk-headless": "17.0.15+6-1~deb12u1"},
+        packages={"openjdk-17-jdk-headless": "17.0.21.1+2-1~deb12u1"},
         labels={"{java}": f"{_JDK}/java", "{javac}": f"{_JDK}/javac"},
     ),
 )
