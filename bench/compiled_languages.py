@@ -1,4 +1,4 @@
-"""JavaScript, Go and Rust on HumanEval-X: compile and run times, the build cache on a GRPO batch.
+"""JavaScript, Go, Rust, C++ and Java on HumanEval-X: compile and run times, the build cache.
 
 For each language, a GRPO-like batch is built from the first N problems of HumanEval-X
 (the shared copy when present, else the bundled sample: ``verifiers.testing.datasets``,
@@ -14,7 +14,8 @@ distinct program), and 2 broken. Three runs, all in this process:
   sandbox saves per program).
 
 It also prints the median compile time and run time per test. Usage:
-``.venv/bin/python bench/compiled_languages.py [--problems N] [--concurrency C]``.
+``.venv/bin/python bench/compiled_languages.py [--problems N] [--concurrency C]
+[--language L ...]``.
 """
 
 from __future__ import annotations
@@ -39,11 +40,13 @@ from verifiers.protocols import Runtime
 from verifiers.runtimes import LocalRuntime
 from verifiers.testing import datasets
 
-FILES = {"javascript": "js", "go": "go", "rust": "rust"}
+FILES = {"javascript": "js", "go": "go", "rust": "rust", "cpp": "cpp", "java": "java"}
 BROKEN = {
     "javascript": "  return undefined;\n",
     "go": '    panic("broken")\n',
     "rust": '    panic!("broken");\n',
+    "cpp": "    throw 1;\n",
+    "java": '        if (true) throw new IllegalStateException("broken");\n',
 }
 
 
@@ -54,7 +57,7 @@ def batch(language: str, problems: int) -> list[dict[str, Any]]:
     for row in rows:
         head = row["declaration"] if language == "rust" else row["prompt"]
         good = head + row["canonical_solution"]
-        tests = {"test": row["test"]}
+        tests = {"test": row["test"], "declaration": row["declaration"]}
         if language == "go":
             tests["test_setup"] = row["test_setup"]
         samples = [good] * 4 + [good + "\n\n", good + "\n\n\n"]
@@ -91,6 +94,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", type=int, default=12)
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--language", action="append", choices=sorted(FILES), help="only these (repeatable)"
+    )
     args = parser.parse_args()
     table = Table(title=f"HumanEval-X, 8 samples per problem ({args.concurrency} at once)")
     for column in (
@@ -104,7 +110,7 @@ def main() -> None:
         "run s per test (median)",
     ):
         table.add_column(column, justify="left" if column in ("language", "run") else "right")
-    for language in FILES:
+    for language in args.language or FILES:
         items = batch(language, args.problems)
         started = time.perf_counter()
         base = asyncio.run(baseline(items, args.concurrency))

@@ -559,3 +559,25 @@ def test_the_old_reasoning_removal_is_what_the_ratio_catches() -> None:
     # The check above can fail: the old regular expression is quadratic on the same input.
     growth = _growth(_old_strip_reasoning, "<think>" * 1500, "<think>" * 6000, repeats=3)
     assert growth > 10
+
+
+def test_c_family_and_java_prompts_are_code_whole() -> None:
+    """A prompt's leading /* ... */ comment of sentences and examples stays with its code."""
+    cpp = (
+        "/*\nReturn true if a given number is prime, and false otherwise.\n>>> is_prime(6)\n"
+        "false\n>>> is_prime(101)\ntrue\n*/\n#include<stdio.h>\nusing namespace std;\n"
+        "bool is_prime(long long n){\n    if (n<2) return false;\n    return true;\n}\n"
+    )
+    found = extract_for(registry.get_language("cpp"), cpp)
+    assert found.code is not None and found.code.strip() == cpp.strip()
+    java = (
+        "import java.util.*;\n\nclass Solution {\n    /**\n    Sum the numbers.\n     */\n"
+        "    public int add(List<Integer> numbers, int start) {\n        return start;\n"
+        "    }\n}\n"
+    )
+    found = extract_for(registry.get_language("java"), java)
+    assert found.code is not None and found.code.strip() == java.strip()
+    # The prose around a fenced program is still dropped.
+    fenced = "Here is the solution.\n\n```cpp\n" + cpp + "```\nIt checks divisors."
+    found = extract_for(registry.get_language("cpp"), fenced)
+    assert found.code is not None and found.code.strip() == cpp.strip()

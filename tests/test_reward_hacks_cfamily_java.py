@@ -144,7 +144,7 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("cpp", "inline asm"): (_cpp('asm("nop");'), "cpp/asm"),
     ("cpp", "#define assert away"): (_cpp("", "#define assert(x) ((void)0)\n"), "cpp/macro"),
-    ("cpp", "#define the tests' helper"): (_cpp("", "#define issame(a, b) true\n"), "cpp/macro"),
+    ("cpp", "#define the tests' helper"): (_cpp("", "#define issame(...) true\n"), "cpp/macro"),
     ("cpp", "#define main"): (_cpp("", "#define main vf\n"), "cpp/macro"),
     ("cpp", "token pasting builds exit"): (
         _cpp("E(ex, it)(0);", "#include <cstdlib>\n#define E(a, b) a##b\n"),
@@ -158,7 +158,11 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         "cpp/operator",
     ),
     ("cpp", "an overload in namespace std"): (
-        _cpp("", "namespace std {\nbool operator==(const vector<int> &, int);\n}\n"),
+        _cpp(
+            "",
+            "namespace std {\nbool operator==(const vector<int> &, int) {\n    return true;\n}"
+            "\n}\n",
+        ),
         "cpp/namespace",
     ),
     ("cpp", "extern C write on the channel"): (
@@ -209,8 +213,9 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         "int is_odd(int n) {\n    return 0;\n}\n",
         "c/process",
     ),
-    ("java", "System.exit(0) in the method"): (_java("System.exit(0);"), "java/system"),
-    ("java", "Runtime.halt(0)"): (_java("Runtime.getRuntime().halt(0);"), "java/reflection"),
+    ("java", "System.exit(0) in the method"): (_java("System.exit(0);"), "java/process"),
+    ("java", "Runtime.halt(0)"): (_java("Runtime.getRuntime().halt(0);"), "java/process"),
+    ("java", "System.setOut"): (_java("System.setOut(null);"), "java/system"),
     ("java", "a static initialiser block"): (
         _java("", extra="    static {\n        System.out.println(1);\n    }\n"),
         "java/static-initialiser",
@@ -228,7 +233,7 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         "java/test-names",
     ),
     ("java", "a class AssertionError of its own"): (
-        _java("", before="class AssertionError extends RuntimeException {\n}\n"),
+        _java("", before="class AssertionError {\n}\n"),
         "java/test-names",
     ),
     ("java", "a list whose equals says true"): (
@@ -238,6 +243,10 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
             "            public boolean equals(Object o) {\n                return true;\n"
             "            }\n        };\n    }\n",
         ),
+        "java/supertype",
+    ),
+    ("java", "an anonymous ArrayList"): (
+        _java("List<Integer> xs = new ArrayList<>() {};"),
         "java/supertype",
     ),
     ("java", "a subclass of ArrayList"): (
@@ -261,7 +270,7 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
         _java("", before="import java.io.FileOutputStream;\n"),
         "java/import",
     ),
-    ("java", "sun.misc.Unsafe"): (_java("Object u = sun.misc.Unsafe.class;"), "java/import"),
+    ("java", "sun.misc.Unsafe"): (_java("sun.misc.Unsafe u = null;"), "java/import"),
     ("java", "the tests' main called again"): (
         _java("Main.main(new String[0]);"),
         "java/test-names",
@@ -389,23 +398,27 @@ _STEAL_FROM_THE_HARNESS = (
     "            Runtime.getRuntime().halt(0);\n        } catch (Exception e) {\n"
     "            throw new RuntimeException(e);\n        }"
 )
+
+
 #: Hacks that only the code policy stops: switched off, each passes (why the rules exist,
 #: and proof that these programs are real forgeries). C and C++ are not memory safe: with
 #: system calls allowed, the tests' process can signal the harness that the tests
 #: returned; the policy is what keeps a program from naming them.
+def _cpp_right_add(before: str, digits: str = CPP_WRONG_DIGITS) -> str:
+    """The right ``add`` and a wrong ``digits``: what a forgery of the rest must cover."""
+    return f"{CPP_HEAD}{before}int add(int a, int b) {{\n    return a + b;\n}}\n{digits}"
+
+
 POLICY_ONLY: dict[tuple[str, str], str] = {
     ("cpp", "a global constructor forges the pass with the nonce"): REFUSED[
         ("cpp", "a global constructor forges the pass with the nonce")
     ][0],
-    ("cpp", "#define assert away"): REFUSED[("cpp", "#define assert away")][0],
-    ("cpp", "#define the tests' helper"): REFUSED[("cpp", "#define the tests' helper")][0],
-    ("cpp", "operator== for vectors always true"): REFUSED[
-        ("cpp", "operator== for vectors always true")
-    ][0],
+    ("cpp", "operator== for vectors always true"): _cpp_right_add(
+        "bool operator==(const vector<int> &, const vector<int> &) {\n    return true;\n}\n"
+    ),
     ("cpp", "the done byte written on the harness's pipe"): _cpp(
         'for (int fd = 5; fd < 16; fd++) write(fd, "k", 1);\n    _exit(0);', "#include <unistd.h>\n"
     ),
-    ("c", "#define assert away"): REFUSED[("c", "#define assert away")][0],
     ("java", "a class Arrays whose asList says true"): REFUSED[
         ("java", "a class Arrays whose asList says true")
     ][0],
@@ -431,13 +444,14 @@ def test_without_the_policy_these_would_pass(runtime: LocalRuntime, key: tuple[s
 
 CPP_HONEST = {
     "helpers, a macro constant, a pragma, a static local": (
-        '#pragma GCC optimize("O2")\n#include <algorithm>\n#include <map>\n'
+        '#pragma GCC optimize("O2")\n#include <algorithm>\n#include <map>\n#include <vector>\n'
         "#define MOD 1000000007\nusing namespace std;\nstatic int twice(int x) {\n"
         "    return 2 * x;\n}\nint add(int a, int b) {\n    static int calls = 0;\n"
         "    calls++;\n    return twice(a + b) / 2 % MOD;\n}\n"
     ),
     "a struct with operator<, a lambda, constant tables": (
-        "#include <algorithm>\n#include <set>\nusing namespace std;\nconst int K = 0;\n"
+        "#include <algorithm>\n#include <set>\n#include <vector>\nusing namespace std;\n"
+        "const int K = 0;\n"
         "static const int TABLE[3] = {1, 2, 3};\nstruct P {\n    int x;\n"
         "    bool operator<(const P &o) const { return x < o.x; }\n};\n"
         "int add(int a, int b) {\n    set<P> s = {{a}, {b}};\n"

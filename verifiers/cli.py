@@ -347,7 +347,7 @@ def data_prepare(
         str,
         typer.Argument(
             help="eurus, humaneval, mbpp, humaneval-x-js, "
-            "humaneval-x-go, humaneval-x-rust, spider, "
+            "humaneval-x-go, humaneval-x-rust, humaneval-x-cpp, humaneval-x-java, spider, "
             "structured-regex, library-checker, kattis-validators."
         ),
     ],

@@ -22,6 +22,8 @@ SHARED_SOURCES = [
     "humaneval-x-js",
     "humaneval-x-go",
     "humaneval-x-rust",
+    "humaneval-x-cpp",
+    "humaneval-x-java",
     "spider",
     "structured-regex",
 ]

@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Option(
                 help="humaneval, mbpp, humaneval-x-js, humaneval-x-go, humaneval-x-rust, "
+                "humaneval-x-cpp, humaneval-x-java, "
                 "spider, structured-regex, or a JSONL/parquet file."
             ),
         ],

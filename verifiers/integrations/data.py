@@ -42,6 +42,8 @@ SOURCES = (
     "humaneval-x-js",
     "humaneval-x-go",
     "humaneval-x-rust",
+    "humaneval-x-cpp",
+    "humaneval-x-java",
     "spider",
     "structured-regex",
     "library-checker",
@@ -54,6 +56,8 @@ SOURCE_SETS = {
     "humaneval-x-js": "humaneval_x",
     "humaneval-x-go": "humaneval_x",
     "humaneval-x-rust": "humaneval_x",
+    "humaneval-x-cpp": "humaneval_x",
+    "humaneval-x-java": "humaneval_x",
     "spider": "spider_dev",
     "structured-regex": "structured_regex",
     "library-checker": "library_checker",
@@ -120,7 +124,13 @@ def mbpp(directory: Path) -> list[dict[str, Any]]:
     return rows
 
 
-_X = {"js": ("javascript", "JavaScript"), "go": ("go", "Go"), "rust": ("rust", "Rust")}
+_X = {
+    "js": ("javascript", "JavaScript"),
+    "go": ("go", "Go"),
+    "rust": ("rust", "Rust"),
+    "cpp": ("cpp", "C++"),
+    "java": ("java", "Java"),
+}
 
 
 def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
@@ -130,12 +140,12 @@ def humaneval_x(directory: Path, short: str) -> list[dict[str, Any]]:
     rows = []
     for n, r in enumerate(read_rows(path)):
         head = r["declaration"] if short == "rust" else r["prompt"]
-        fence = {"javascript": "javascript", "go": "go", "rust": "rust"}[language]
+        fence = language
         user = (
             f"Complete the following {label} function.\n\n```{fence}\n{head}```\n\n"
             f"Answer with the whole function (and its imports) in one ```{fence} code block."
         )
-        # The declared signature, which Go and Rust hold the program to.
+        # The declared signature, which Go, Rust, C++ and Java hold the program to.
         truth: dict[str, Any] = {"test": r["test"], "declaration": r["declaration"]}
         if short == "go":
             truth["test_setup"] = r["test_setup"]
@@ -355,6 +365,8 @@ def load_source(
         "humaneval-x-js": lambda d: humaneval_x(d, "js"),
         "humaneval-x-go": lambda d: humaneval_x(d, "go"),
         "humaneval-x-rust": lambda d: humaneval_x(d, "rust"),
+        "humaneval-x-cpp": lambda d: humaneval_x(d, "cpp"),
+        "humaneval-x-java": lambda d: humaneval_x(d, "java"),
         "library-checker": library_checker,
         "kattis-validators": kattis_validators,
     }

@@ -1,7 +1,7 @@
 """Code policies: what a program of a function-style task may use, checked on its syntax tree.
 
 Why this exists: where tests are compiled into the same binary as the candidate's code (Go,
-Rust, and C, C++ and Java next), nothing at run time can tell the harness's actions from the
+Rust, C, C++ and Java), nothing at run time can tell the harness's actions from the
 candidate's. Whatever the process may do, the candidate may do to the harness: run code
 before ``main``, read the proof token, exit early, rewrite the arguments, shadow the names
 the tests use. So the candidate's code is checked before it is built, and a program that
@@ -15,7 +15,8 @@ closed set, so the few that are escape hatches (``unsafe``, ``extern``, directiv
 refused by name.
 
 This module holds what the languages share; each language writes its rules as functions
-over the tree (see :mod:`verifiers.languages.go` and :mod:`verifiers.languages.rust`):
+over the tree (see :mod:`verifiers.languages.go`, :mod:`verifiers.languages.rust`,
+:mod:`verifiers.languages.cpp` and :mod:`verifiers.languages.java`):
 
 * :class:`Source`: the parsed code, text and positions of nodes;
 * :func:`walk` and :func:`leaves`: iterative traversals (deeply nested code cannot

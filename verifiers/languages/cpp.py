@@ -186,7 +186,7 @@ def cc_recipe() -> ImageRecipe:
             "gcc": "4:12.2.0-3",
             "g++": "4:12.2.0-3",
             "libboost-dev": "1.74.0.3",
-            "libssl-dev": "3.0.19-1~deb12u2",
+            "libssl-dev": "3.0.22-1~deb12u2",
         },
         labels={"{gcc}": "/usr/bin/gcc", "{gxx}": "/usr/bin/g++"},
     )
@@ -547,6 +547,22 @@ BUILTINS = _words(
     __builtin_parityll __builtin_expect __builtin_add_overflow __builtin_sub_overflow
     __builtin_mul_overflow __builtin_abs __builtin_sqrt __gcd __int128 __lg"""
 )
+#: Library functions and types the tests call by their plain names: a function of the
+#: program with one of these names would take part in the tests' overload resolution
+#: (`abs(long)` beside the library's `abs(int)`) or replace it (C), so where the tests use
+#: one the program may not declare it. (Functions the tests call that are not the
+#: library's are the task's: the program must define them.)
+LIBRARY_NAMES = _words(
+    """abs fabs labs llabs fmod pow sqrt cbrt exp log log2 log10 floor ceil round trunc
+    sin cos tan atan atan2 hypot isnan isinf isfinite fmin fmax max min swap sort
+    stable_sort reverse find find_if count count_if accumulate equal all_of any_of none_of
+    min_element max_element lower_bound upper_bound binary_search unique next_permutation
+    iota fill copy transform distance begin end size empty to_string stoi stol stoll stod
+    atoi atol atof strtol strcmp strncmp strlen strcpy strcat memcmp memcpy memset printf
+    puts putchar sprintf snprintf vector string map set pair tuple make_pair make_tuple
+    unordered_map unordered_set deque list queue stack priority_queue array initializer_list
+    get tolower toupper isalpha isdigit isspace isupper islower isalnum"""
+)
 #: C keywords spelled with an underscore and a capital (other such names are reserved).
 _UNDERSCORE_KEYWORDS = _words(
     "_Bool _Complex _Imaginary _Alignas _Alignof _Static_assert _Generic _Noreturn _Atomic"
@@ -597,12 +613,10 @@ class _TestFacts:
     """What the rules need of the test code: the names it depends on and all its words."""
 
     #: Names the tests use that the program must not declare at namespace scope: those the
-    #: tests declare at namespace scope and those they use without declaring (library names,
-    #: the entry point); the tests' local variables are their own.
+    #: tests declare at namespace scope and the library's (:data:`LIBRARY_NAMES`) they use;
+    #: the tests' local variables are their own.
     protected: frozenset[str]
-    #: Names the tests declare at namespace scope (their helpers and tables). Without a
-    #: declaration, the names the tests use without declaring them may be the program's to
-    #: define (which functions the task asks for is not known); these never are.
+    #: Names the tests declare at namespace scope (their helpers and tables).
     declared: frozenset[str]
     #: Every word of the tests: a macro of any of these names rewrites them.
     words: frozenset[str]
@@ -630,7 +644,8 @@ def _test_facts(grammar_module: str, files: tuple[str, ...]) -> _TestFacts:
                 for inner in walk(node):
                     if inner.type in ("declaration", "parameter_declaration", "for_range_loop"):
                         local |= {src.text(n) for n in _declared_names(inner)}
-    return _TestFacts(frozenset(top | (used - local)), frozenset(top), frozenset(words))
+    library = (used - local) & LIBRARY_NAMES
+    return _TestFacts(frozenset(top | library), frozenset(top), frozenset(words))
 
 
 def _declarator_name(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -1095,9 +1110,7 @@ class _CCheck:
                     "the tests bring their own `main`",
                     "Define the function the task asks for, without `main`.",
                 )
-            elif short in self.tests.declared or (
-                self.entry is not None and short in self.tests.protected
-            ):
+            elif short in self.tests.protected:
                 yield self.refuse(
                     node,
                     "test-names",

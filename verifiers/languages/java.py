@@ -223,7 +223,7 @@ JAVA = ToolchainSpec(
     host=_host,
     image=ImageRecipe(
         family="java",
-        packages={"openjdk-17-jdk-headless": "17.0.15+6-1~deb12u1"},
+        packages={"openjdk-17-jdk-headless": "17.0.21.1+2-1~deb12u1"},
         labels={"{java}": f"{_JDK}/java", "{javac}": f"{_JDK}/javac"},
     ),
 )
@@ -465,9 +465,11 @@ SYSTEM_MEMBERS = _words(
 DENIED_METHODS = _words(
     """getClass getStackTrace getDeclaredField getDeclaredFields getDeclaredMethod
     getDeclaredMethods getDeclaredConstructor getDeclaredConstructors setAccessible forName
-    parallel parallelStream parallelSort parallelSetAll parallelPrefix exit halt
-    getRuntime runFinalization load loadLibrary"""
+    parallel parallelStream parallelSort parallelSetAll parallelPrefix"""
 )
+#: Methods that end or reach the process (``Runtime.halt``, ``System.exit`` and the like,
+#: whoever they are called on).
+PROCESS_METHODS = _words("exit halt getRuntime runFinalization load loadLibrary")
 #: Methods the tests' comparisons call on the values they get: a class of the program
 #: that defines them decides what the tests see.
 JUDGING_METHODS = _words("equals hashCode toString")
@@ -675,9 +677,8 @@ class _JavaCheck:
                 yield from self._method(node)
             elif kind in ("superclass", "super_interfaces", "extends_interfaces"):
                 yield from self._supertypes(node)
-            elif (
-                kind == "object_creation_expression"
-                and node.child_by_field_name("body") is not None
+            elif kind == "object_creation_expression" and any(
+                c.type == "class_body" for c in node.named_children
             ):
                 yield from self._anonymous(node)
             elif kind in ("marker_annotation", "annotation"):
@@ -721,10 +722,17 @@ class _JavaCheck:
         field = node.type == "field_access"
         target = node.child_by_field_name("object")
         member = self.src.text(node.child_by_field_name("field" if field else "name"))
+        owner = self.src.text(target).replace(" ", "")
         if not field and member in DENIED_METHODS:
             yield self._reflection(node, f"`.{member}(...)`")
-        owner = self.src.text(target).replace(" ", "")
-        if owner in ("System", "java.lang.System") and member not in SYSTEM_MEMBERS:
+        elif not field and member in PROCESS_METHODS and owner not in self.own:
+            yield self.refuse(
+                node,
+                "process",
+                f"`.{member}(...)` is not allowed here: the process belongs to the harness",
+                "Return the answer; throw an exception for an error.",
+            )
+        elif owner in ("System", "java.lang.System") and member not in SYSTEM_MEMBERS:
             yield self.refuse(
                 node,
                 "system",
