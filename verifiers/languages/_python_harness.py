@@ -546,10 +546,25 @@ def _dict_kind(v: Any) -> str:
         return "OrderedDict"
     if t is collections.defaultdict:
         factory = v.default_factory
-        if factory in (int, list, set, dict, str, float, tuple):
-            return f"defaultdict:{factory.__name__}"
+        for name, known in _FACTORIES.items():
+            if factory is known:
+                return f"defaultdict:{name}"
         return "defaultdict"
     return ""
+
+
+#: The default factories a defaultdict crosses the channel with, by name. The name is the
+#: sender's data: looking it up anywhere else (``builtins``) would let the program choose a
+#: callable that the tests then call (``exit``, whose SystemExit(0) once passed a test).
+_FACTORIES: dict[str, type] = {
+    "int": int,
+    "list": list,
+    "set": set,
+    "dict": dict,
+    "str": str,
+    "float": float,
+    "tuple": tuple,
+}
 
 
 def _new_dict(kind: Any) -> dict[Any, Any]:
@@ -560,9 +575,7 @@ def _new_dict(kind: Any) -> dict[Any, Any]:
     if kind == "OrderedDict":
         return collections.OrderedDict()
     if isinstance(kind, str) and kind.startswith("defaultdict"):
-        name = kind.partition(":")[2]
-        factory = getattr(builtins, name, None) if name else None
-        return collections.defaultdict(factory)
+        return collections.defaultdict(_FACTORIES.get(kind.partition(":")[2]))
     return {}
 
 
@@ -1424,7 +1437,7 @@ class PreparedTests:
             except (SyntaxError, ValueError):
                 self.prompt_code = None
         self.free = _free_names(test_source)
-        self.direct = _directly_tested(test_source)
+        self.modules = _module_names(test_source)
 
 
 def _free_names(source: str) -> set[str]:
@@ -1447,20 +1460,63 @@ def _free_names(source: str) -> set[str]:
     return used - defined
 
 
-def _directly_tested(source: str) -> set[str]:
-    """Names called right in an assert: ``assert f(x) == y``, ``assert f(x)``."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Assert):
-            continue
-        test = node.test
-        parts = [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
-        if isinstance(test, ast.UnaryOp):
-            parts = [test.operand]
-        for part in parts:
-            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name):
-                out.add(part.func.id)
-    return out
+def _module_names(source: str) -> set[str]:
+    """Names the code uses only as ``name.attribute``: never called, assigned or passed on."""
+    bases: set[str] = set()
+    other: set[str] = set()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            bases.add(node.value.id)
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and not (
+                isinstance(node, ast.Attribute) and node.value is child
+            ):
+                other.add(child.id)
+    return bases - other
+
+
+def _called(node: ast.AST) -> set[str]:
+    """Names called as functions anywhere under ``node`` (``f(x)``, not ``obj.f(x)``)."""
+    return {
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+
+
+_UNDER_TEST: dict[str, frozenset[str]] = {}
+
+
+def _under_test(source: str) -> frozenset[str]:
+    """The names an assert-style task tests when its function is named like a builtin.
+
+    They are the names every assert calls (the task's function; a helper such as ``abs`` or
+    ``set`` wraps some asserts only), and of those, the ones whose calls take no call of
+    another such name as an argument: in ``assert abs(max(xs) - 1.5) < 1e-9`` that is
+    ``max``, never ``abs``, whose result alone would decide the assert.
+    """
+    found = _UNDER_TEST.get(source)
+    if found is not None:
+        return found
+    try:
+        asserts = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assert)]
+    except (SyntaxError, ValueError, RecursionError):
+        asserts = []
+    common = set.intersection(*(_called(a.test) for a in asserts)) if asserts else set()
+    inner = set(common)
+    for a in asserts:
+        for n in ast.walk(a.test):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in common:
+                inside = set().union(*(_called(x) for x in [*n.args, *n.keywords]))
+                if inside & (common - {n.func.id}):
+                    inner.discard(n.func.id)
+    found = frozenset(inner)
+    if len(_UNDER_TEST) >= 1024:
+        _UNDER_TEST.clear()
+    _UNDER_TEST[source] = found
+    return found
 
 
 # Compiled tests by source. The agent fills it before forking judges (see ``judge_prepare``),
@@ -1504,7 +1560,9 @@ def judge_prepare(argv: list[str]) -> int:
     bounds = [int(a) for a in argv]
     for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
         try:
-            _prepared(*_assert_source(spec, _judge_case(offset, length)))
+            source = _assert_source(spec, _judge_case(offset, length))
+            _prepared(*source)
+            _under_test(spec.get("tested") or source[0])
         except SyntaxError:
             pass
     return 0
@@ -1634,8 +1692,9 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
         except Exception:
             pass
         trusted_names = set(ns) - {entry_point}
-    for name in _proxied(prepared, names, trusted_names, entry_point):
-        ns[name] = _binding(name, names[name])
+    under_test = _under_test(spec.get("tested") or test_source)
+    for name in _proxied(prepared.free, names, trusted_names, entry_point, under_test):
+        ns[name] = _binding(name, names[name], prepared.modules)
     ns.update(HELPERS)
     try:
         exec(prepared.test_code, ns)
@@ -1661,38 +1720,47 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
 
 
 def _proxied(
-    prepared: PreparedTests, names: dict[str, str], trusted: set[str], entry_point: Any
+    free: set[str],
+    names: dict[str, str],
+    trusted: set[str],
+    entry_point: Any,
+    under_test: frozenset[str],
 ) -> list[str]:
     """The program's names the tests use: read by them, defined by the program, not trusted.
 
     Trusted definitions (the prelude, the prompt) win. A name that is also a builtin is the
-    program's only as the entry point, or when no other name of the program is tested and
-    an assert calls it directly (MBPP's ``sum``); otherwise the builtin stays the real one.
+    program's only as the entry point, or, in a task without one whose tests call no other
+    name of the program, as the function under test (MBPP's ``sum``: see ``_under_test``).
+    Every other builtin the tests use stays the real one: a program's ``abs`` returning 0
+    would otherwise decide ``assert abs(f(x) - y) < 1e-6``.
     """
-    wanted = {n for n in prepared.free if n in names and n not in trusted}
-    if isinstance(entry_point, str) and entry_point in names:
-        wanted.add(entry_point)
+    wanted = {n for n in free if n in names and n not in trusted}
     plain = {n for n in wanted if not hasattr(builtins, n)}
-    shadowing = {n for n in wanted - plain if n in prepared.direct}
-    if entry_point in wanted:
-        plain.add(entry_point)
-    if plain - {entry_point}:
+    if isinstance(entry_point, str) and entry_point:
+        return sorted(plain | ({entry_point} if entry_point in names else set()))
+    if plain:
         return sorted(plain)
-    return sorted(plain | shadowing)
+    return sorted(n for n in wanted if n in under_test and names[n] in ("function", "class"))
 
 
-def _binding(name: str, kind: str) -> Any:
+def _binding(name: str, kind: str, modules: set[str]) -> Any:
     """What a name of the program is in the tests' namespace.
 
-    A function or class: a proxy that calls the program. A module the program imported:
-    the judge's own import of the same module (real, untouched). Any other value: its data,
-    fetched once.
+    A function or class: a proxy that calls the program. A module the program imported, or
+    a standard-library module's name that the tests use as a module (``math.isclose``,
+    whatever the program bound to it): the judge's own import of that module (real,
+    untouched). Any other value: its data, fetched once.
     """
-    if kind.startswith("module:"):
+    module = ""
+    if name in modules and name in getattr(sys, "stdlib_module_names", ()):
+        module = name
+    elif kind.startswith("module:"):
+        module = kind.partition(":")[2]
+    if module:
         import importlib
 
         try:
-            return importlib.import_module(kind.partition(":")[2])
+            return importlib.import_module(module)
         except Exception:
             return _JUDGE.named(name, "value")
     remote = _JUDGE.named(name, kind)
@@ -1726,9 +1794,10 @@ def _judge_value(spec: dict[str, Any], case: Any, mode: str) -> dict[str, Any]:
             value = target(*case)
         else:
             ns: dict[str, Any] = {"__builtins__": builtins}
-            for name in _free_names(case):
-                if name in names:
-                    ns[name] = _binding(name, names[name])
+            free = _free_names(case)
+            modules = _module_names(case)
+            for name in _proxied(free, names, set(), None, _under_test(f"assert {case}")):
+                ns[name] = _binding(name, names[name], modules)
             value = eval(compile(case, "<test>", "eval"), ns)
     except ProgramGone:
         raise
