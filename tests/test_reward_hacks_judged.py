@@ -523,6 +523,16 @@ PY_SHAPED: dict[str, tuple[str, Any, str]] = {
         },
         "def decode_cyclic(s):\n    return s\n",
     ),
+    # Test scripts run as __main__: a guarded unittest.main() once ran no test and passed.
+    "tests behind if __name__ == '__main__'": (
+        "def add(a, b):\n    return 0\n",
+        {
+            "test": "import unittest\n\nclass T(unittest.TestCase):\n"
+            "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\n"
+            "if __name__ == '__main__':\n    unittest.main()\n"
+        },
+        "def add(a, b):\n    return a - b\n",
+    ),
     # Values the host compares: keys past Python's decimal limit, integers past any float.
     "a dict keyed by 10**5000 against an expected dict": (
         "def count(s):\n    return {10**5000: 1, 'b': 1.0, 'c': 10**400}\n",

@@ -367,7 +367,25 @@ function describeError(err, codec) {
       value = null;
     }
   }
-  return { name, message, stack, value };
+  return { name, base: builtinBase(err), message, stack, value };
+}
+
+// The nearest built-in error class of a thrown error (a program's `class E extends
+// RangeError` is a RangeError to the tests' `assert.throws` and `instanceof`).
+const ERRORS = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+
+function builtinBase(err) {
+  try {
+    for (let p = Object.getPrototypeOf(err); p; p = Object.getPrototypeOf(p)) {
+      const ctor = Object.getOwnPropertyDescriptor(p, 'constructor');
+      const fn = ctor && ctor.value;
+      for (const name of Object.keys(ERRORS)) if (fn === ERRORS[name]) return name;
+      if (fn === Error) return 'Error';
+    }
+  } catch (e) {
+    // a Proxy that throws: an Error it is
+  }
+  return 'Error';
 }
 
 // --- the program's side -----------------------------------------------------------------------
@@ -554,10 +572,10 @@ function remoteError(info) {
     }
   }
   const name = String(info.name || 'Error');
-  const Base =
-    { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] || Error;
+  const base = Object.prototype.hasOwnProperty.call(ERRORS, info.base) ? info.base : name;
+  const Base = Object.prototype.hasOwnProperty.call(ERRORS, base) ? ERRORS[base] : Error;
   const err = new Base(String(info.message || ''));
-  if (Base === Error && name !== 'Error') {
+  if (name !== Base.name) {
     Object.defineProperty(err, 'name', { value: name, configurable: true, writable: true });
   }
   err.stack = String(info.stack || `${name}: ${info.message || ''}`);

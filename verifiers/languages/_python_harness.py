@@ -133,6 +133,11 @@ _PLAIN = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, s
 _MUTABLE = (list, dict, set, bytearray)
 
 
+def _is_deque(v: Any) -> bool:
+    t = type(v)
+    return t.__module__ == "collections" and t.__name__ == "deque"
+
+
 def _numpy() -> Any:
     return sys.modules.get("numpy")
 
@@ -236,7 +241,7 @@ class Codec:
             self.suspects.add(f"{type(v).__module__}.{type(v).__qualname__}")
 
         def own_id(tag: dict[str, Any]) -> dict[str, Any]:
-            if (track is not None and isinstance(v, _MUTABLE)) or (
+            if (track is not None and (isinstance(v, _MUTABLE) or _is_deque(v))) or (
                 shared is not None and id(v) in shared
             ):
                 ids[id(v)] = len(ids)
@@ -913,7 +918,7 @@ def _exit_code(exc: SystemExit) -> int:
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        return int(code)  # unittest.main exits with a bool
     try:
         sys.stderr.write(f"{code}\n")
     except Exception:
@@ -1680,7 +1685,14 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
         return failure
     names = _program_names(hello)
     _JUDGE.note_signs(hello)
-    ns: dict[str, Any] = {"__name__": "__tests__", "__builtins__": builtins}
+    # The tests run as the judge's __main__, as a test script run by itself would:
+    # ``if __name__ == "__main__": unittest.main()`` runs them, and unittest.main() finds
+    # their TestCase classes (under another name it ran no test and exited 0, a pass).
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    sys.argv = ["tests"]  # the agent's own arguments are none of the tests' business
+    ns: dict[str, Any] = main.__dict__
+    ns["__builtins__"] = builtins
     if prepared.prelude_code is not None:
         exec(prepared.prelude_code, ns)
         _JUDGE.trusted = {k: v for k, v in ns.items() if isinstance(v, type)}
