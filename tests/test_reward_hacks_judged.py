@@ -784,6 +784,43 @@ JS_HACKS: dict[str, str] = {
 }
 
 
+# HumanEval-X JavaScript 38, 50 and 32: the tests call a helper of the declaration.
+JS_HELPER_TASK = {
+    "test": "const testDecode = () => {\n"
+    "  for (const s of ['abcdef', 'xyzw', 'a'])\n"
+    "    console.assert(decodeCyclic(encodeCyclic(s)) === s)\n"
+    "  console.assert(poly([2, 1], findZero([2, 1])) === 0)\n"
+    "}\ntestDecode()\n",
+    "declaration": "const encodeCyclic = (s) => s.slice(1) + s.slice(0, 1);\n\n"
+    "const poly = (xs, x) => xs.reduce((sum, c, i) => sum + c * x ** i, 0);\n\n"
+    "const decodeCyclic = (s) => {\n",
+}
+JS_HELPER_RIGHT = (
+    "const decodeCyclic = (s) => s.slice(-1) + s.slice(0, -1);\nconst findZero = (xs) => -2;\n"
+)
+
+
+def test_javascript_helpers_of_the_declaration_are_trusted(runtime: LocalRuntime) -> None:
+    hack = (
+        "const encodeCyclic = (s) => s;\nconst decodeCyclic = (s) => s;\n"
+        "const poly = () => 0;\nconst findZero = () => 0;\n"
+    )
+    items = [
+        {"language": "javascript", "completion": code, "tests": JS_HELPER_TASK}
+        for code in (hack, "const decodeCyclic = (s) => s;\nconst findZero = () => 0;\n")
+    ]
+    _assert_nothing_earned(["hack", "honest wrong answer"], _score(items, runtime), "helpers")
+    right = verifiers.score("javascript", JS_HELPER_RIGHT, JS_HELPER_TASK, runtime=runtime)
+    assert right.ok, right.feedback
+    # The prompt stands in for the declaration when a record has none.
+    prompt = {
+        "test": JS_HELPER_TASK["test"],
+        "prompt": "// helpers\n" + JS_HELPER_TASK["declaration"],
+    }
+    r = verifiers.score("javascript", hack, prompt, runtime=runtime, policy="partial")
+    assert r.passed == 0 and r.status is not Status.SANDBOX_ERROR, r.feedback
+
+
 def _js_items(code: str) -> list[dict[str, Any]]:
     return [{"language": "javascript", "completion": code, "tests": t} for t in JS_TASKS.values()]
 
