@@ -207,7 +207,21 @@ CPP = Dialect(
 
 
 def _parse(grammar_module: str, code: str) -> Source:
-    return Source(grammar_module, code)
+    return Source(grammar_module, readable(code))
+
+
+#: ``typeid(int)``: tree-sitter-cpp 0.23 reads ``typeid`` of a type as an error (HumanEval-X
+#: C++/22 has it), ``sizeof`` of one it reads; both take a type or an expression.
+_TYPEID = re.compile(r"\btypeid\b")
+
+
+def readable(code: str) -> str:
+    """The code as the grammar reads it: ``typeid`` spelled ``sizeof``.
+
+    Same length, so every position is unchanged; neither is anything the code policy
+    looks for.
+    """
+    return _TYPEID.sub("sizeof", code) if "typeid" in code else code
 
 
 def _main_function(src: Source) -> tree_sitter.Node | None:
@@ -303,15 +317,16 @@ class CFamilyLanguage(TreeSitterLanguage):
         return self.dialect.tool.host(self._compiler).description
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """tree-sitter's first error, except in code that defines function-like macros.
+        """tree-sitter's first error, on the code as the grammar reads it (:func:`readable`).
 
-        tree-sitter does not expand macros, so ``FOR(i, n) a[i] = 0;`` after
+        Code that defines function-like macros is left to the compiler: tree-sitter does not
+        expand macros, so ``FOR(i, n) a[i] = 0;`` after
         ``#define FOR(i, n) ...`` (common in competitive programming) looks like an error
-        to it; the compiler in the sandbox judges such code instead.
+        to it; the compiler in the sandbox judges such code.
         """
         if _FUNCTION_MACRO.search(code):
             return None
-        return super().check_syntax(code, spec)
+        return super().check_syntax(readable(code), spec)
 
     def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
         """Function-style tasks: the code policy's refusal (failed, a suspected hack), or None.
@@ -835,7 +850,7 @@ class CFamilyCodePolicy:
         grammar_module = self.dialect.grammar
         tests = _test_facts(grammar_module, tuple(test_files))
         entry = _declared_entry(grammar_module, declaration)
-        return _CCheck(self, Source(grammar_module, code), tests, entry).run()
+        return _CCheck(self, Source(grammar_module, readable(code)), tests, entry).run()
 
     def hint(self) -> str:
         """What a program may include instead."""

@@ -565,10 +565,146 @@ RUST_HOSTILE = _battery(
     },
 )
 
+# --- C ---------------------------------------------------------------------------------------
+
+_C_HEAD = (
+    "#define _GNU_SOURCE\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "#include <unistd.h>\n"
+)
+_C_VERDICT = '    puts(hit ? "PWNED" : "contained");\n    return 0;\n}\n'
+_C_READS = (
+    _C_HEAD + "int main(void) {\n    const char *paths[] = {PATHS};\n    int hit = 0;\n"
+    "    for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {\n"
+    '        FILE *f = fopen(paths[i], "rb");\n        char b[16];\n'
+    "        if (f && fread(b, 1, 1, f) <= 1) hit = 1;\n        if (f) fclose(f);\n    }\n"
+    + _C_VERDICT
+)
+_C_CONNECT = (
+    _C_HEAD + "#include <arpa/inet.h>\n#include <sys/socket.h>\n\nint main(void) {\n"
+    "    struct sockaddr_in a = {0};\n    a.sin_family = AF_INET;\n    a.sin_port = htons(PORT);\n"
+    '    inet_pton(AF_INET, "ADDR", &a.sin_addr);\n    int s = socket(AF_INET, SOCK_STREAM, 0);\n'
+    "    int hit = s >= 0 && connect(s, (struct sockaddr *)&a, sizeof a) == 0;\n" + _C_VERDICT
+)
+_C_FLOOD = (
+    _C_HEAD + "int main(void) {\n    static char s[10000];\n    memset(s, 'x', sizeof s);\n"
+    "    for (;;) if (fwrite(s, 1, sizeof s, STREAM) != sizeof s) return 1;\n}\n"
+)
+
+C_HOSTILE = _battery(
+    "c",
+    {
+        "fork_bomb": (
+            _C_HEAD + "int main(void) {\n    for (;;) {\n        pid_t p = fork();\n"
+            "        if (p < 0) abort();\n        if (p == 0) {\n            sleep(100);\n"
+            "            _exit(0);\n        }\n    }\n}\n"
+        ),
+        "heap_bomb": (
+            _C_HEAD + "int main(void) {\n    for (;;) {\n        char *p = malloc(1 << 20);\n"
+            '        if (!p) {\n            fputs("out of memory\\n", stderr);\n'
+            "            return 1;\n        }\n        memset(p, 1, 1 << 20);\n    }\n}\n"
+        ),
+        "stack_bomb": (
+            _C_HEAD + "static int f(int n) {\n    volatile char pad[4096];\n"
+            "    pad[n % 4096] = (char)n;\n    return f(n + 1) + pad[0];\n}\n\n"
+            'int main(void) {\n    printf("%d\\n", f(0));\n}\n'
+        ),
+        "disk_fill": (
+            _C_HEAD + "int main(void) {\n    static char chunk[1 << 20];\n"
+            '    const char *paths[] = {"/sandbox/fill", "/tmp/fill"};\n    long n = 0;\n'
+            "    for (int i = 0; i < 2; i++) {\n"
+            '        FILE *f = fopen(paths[i], "wb");\n        if (!f) continue;\n'
+            "        for (int k = 0; k < 100000; k++) {\n"
+            "            if (fwrite(chunk, 1, sizeof chunk, f) != sizeof chunk) break;\n"
+            "            if (fflush(f)) break;\n"
+            "            n++;\n        }\n        fclose(f);\n    }\n    int hit = n >= 4096;\n"
+            + _C_VERDICT
+        ),
+        "stdout_flood": _C_FLOOD.replace("STREAM", "stdout"),
+        "stderr_flood": _C_FLOOD.replace("STREAM", "stderr"),
+        "stdin_forever": (
+            _C_HEAD + "int main(void) {\n    char b[4096];\n    for (;;) {\n"
+            "        if (read(0, b, sizeof b) < 0) return 1;\n    }\n}\n"
+        ),
+        "ignore_sigterm": (
+            _C_HEAD + "#include <signal.h>\n\nint main(void) {\n    signal(SIGTERM, SIG_IGN);\n"
+            "    for (;;) {\n    }\n}\n"
+        ),
+        "sleep": _C_HEAD + "int main(void) {\n    sleep(600);\n}\n",
+        "daemon": (
+            _C_HEAD + "int main(void) {\n    if (fork() == 0) {\n"
+            f'        execlp("setsid", "setsid", "sh", "-c", "{_DAEMON}", (char *)0);\n'
+            '        _exit(1);\n    }\n    puts("ok");\n    return 0;\n}\n'
+        ),
+        "signal_others": (
+            _C_HEAD + "#include <signal.h>\n\nint main(void) {\n"
+            "    int hit = kill(@@HOST_PID@@, 9) == 0;\n    kill(-1, 9);\n" + _C_VERDICT
+        ),
+        "network_local": _C_CONNECT.replace("PORT", "@@PORT@@").replace("ADDR", "127.0.0.1"),
+        "network_outside": _C_CONNECT.replace("PORT", "80").replace("ADDR", "1.1.1.1"),
+        "secret_env": _C_HEAD
+        + 'int main(void) {\n    int hit = getenv("@@ENV@@") != 0;\n'
+        + _C_VERDICT,
+        "secret_files": _C_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "proc_environ": (
+            _C_HEAD + "#include <dirent.h>\n\nstatic int has(const char *path) {\n"
+            '    FILE *f = fopen(path, "rb");\n    if (!f) return 0;\n    static char b[1 << 16];\n'
+            "    size_t n = fread(b, 1, sizeof b, f);\n    fclose(f);\n"
+            '    return memmem(b, n, "@@ENV@@", strlen("@@ENV@@")) != 0;\n}\n\n'
+            'int main(void) {\n    int hit = has("/proc/1/environ") || has("/proc/self/environ");\n'
+            '    DIR *d = opendir("/proc");\n    struct dirent *e;\n'
+            "    while (d && (e = readdir(d))) {\n        char p[300];\n"
+            '        snprintf(p, sizeof p, "/proc/%s/environ", e->d_name);\n'
+            "        hit = hit || has(p);\n    }\n" + _C_VERDICT
+        ),
+        "etc_shadow": _C_READS.replace("PATHS", '"/etc/shadow"'),
+        "write_outside": (
+            _C_HEAD + "#include <libgen.h>\n#include <sys/stat.h>\n\nint main(void) {\n"
+            f"    const char *paths[] = {{{_strings(WRITE_TARGETS)}}};\n"
+            "    for (unsigned i = 0; i < sizeof paths / sizeof *paths; i++) {\n"
+            '        char dir[512];\n        snprintf(dir, sizeof dir, "%s", paths[i]);\n'
+            "        mkdir(dirname(dir), 0755);\n"
+            '        FILE *f = fopen(paths[i], "wb");\n'
+            '        if (f) {\n            fputs("x", f);\n            fclose(f);\n        }\n'
+            '    }\n    puts("ok");\n    return 0;\n}\n'
+        ),
+        "symlink": (
+            _C_HEAD + "int main(void) {\n"
+            f"    const char *targets[] = {{{_strings(_LINK_TARGETS)}}};\n    int hit = 0;\n"
+            "    for (unsigned i = 0; i < sizeof targets / sizeof *targets; i++) {\n"
+            '        char link[64];\n        snprintf(link, sizeof link, "/sandbox/link%u", i);\n'
+            "        symlink(targets[i], link);\n"
+            '        FILE *f = fopen(link, "rb");\n        char b[4];\n'
+            "        if (f && fread(b, 1, 1, f) <= 1) hit = 1;\n        if (f) fclose(f);\n    }\n"
+            + _C_VERDICT
+        ),
+        "close_stdout": (
+            _C_HEAD + 'int main(void) {\n    puts("ok");\n    fflush(stdout);\n    close(1);\n'
+            "    usleep(100000);\n    return 0;\n}\n"
+        ),
+        "binary_output": (
+            _C_HEAD + "int main(void) {\n"
+            "    static const unsigned char b[] = {0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28};\n"
+            "    fwrite(b, 1, sizeof b, stdout);\n    return 0;\n}\n"
+        ),
+        "deep_recursion": (
+            # The volatile store after the call keeps GCC from turning it into a loop.
+            _C_HEAD + "volatile unsigned long sink;\n\n"
+            "static unsigned long f(unsigned long n) {\n    if (n == ~0UL) return 0;\n"
+            "    unsigned long r = f(n + 1);\n    sink = r;\n    return r + 1;\n}\n\n"
+            'int main(void) {\n    printf("%lu\\n", f(0));\n}\n'
+        ),
+        "new_namespace": (
+            _C_HEAD + "#include <sched.h>\n\nint main(void) {\n"
+            "    int hit = unshare(0x10000000) == 0;\n" + _C_VERDICT
+        ),
+    },
+)
+
 #: The battery of every language that runs programs of its own.
 HOSTILE: dict[str, list[Hostile]] = {
     "python": PYTHON_HOSTILE,
     "javascript": JAVASCRIPT_HOSTILE,
     "go": GO_HOSTILE,
     "rust": RUST_HOSTILE,
+    "c": C_HOSTILE,
 }
