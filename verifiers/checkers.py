@@ -236,7 +236,10 @@ def interactor_outcome(
     )
     if verdict.status is Status.SANDBOX_ERROR and not program_limit:
         return verdict
-    if result.first == "judge" and verdict.status is Status.FAILED:
+    # The interactor ended first: it said so, or the program died writing to its closed
+    # pipe (both may be reaped in one pass, so the order alone can miss it).
+    judge_first = result.first == "judge" or proc.signal == signal.SIGPIPE
+    if judge_first and verdict.status is Status.FAILED:
         return verdict
     if outcome.status not in (Status.PASSED, Status.FAILED):
         return outcome  # a limit, a crash: the language's judgement of the program's run

@@ -1022,7 +1022,8 @@ def run(
     order: list[int] = []
 
     def reap() -> None:
-        for p in (pid, judge_pid):
+        # An interactor first: of two ended in one pass, it is the likelier first.
+        for p in (judge_pid, pid) if interactor is not None else (pid, judge_pid):
             if p is None or p <= 0 or p in status:
                 continue
             try:
