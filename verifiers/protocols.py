@@ -42,9 +42,12 @@ class Session(Protocol):
         ...
 
     async def run_many(
-        self, steps: Sequence[Step], budget_s: float | None = None
+        self, steps: Sequence[Step], budget_s: float | None = None, stop_after_timeout: bool = False
     ) -> list[ProcessResult]:
         """Run steps one after the other; none starts after ``budget_s`` seconds.
+
+        A step running when the budget runs out is stopped there (``budget_cut``); with
+        ``stop_after_timeout`` no step starts after one that timed out.
 
         Returns the results of the steps that ran, in order (all of them without a budget).
         """

@@ -338,6 +338,12 @@ class AgentConnection:
             judge_exit_code=reply.get("judge_exit_code"),
             judge_signal=reply.get("judge_signal"),
             oom_killed=bool(reply.get("oom_killed")),
+            run_delay_s=(
+                float(reply["run_delay_s"])
+                if isinstance(reply.get("run_delay_s"), (int, float))
+                else None
+            ),
+            budget_cut=bool(reply.get("budget_cut")),
         )
 
     @staticmethod
@@ -350,7 +356,11 @@ class AgentConnection:
         return (await self.run_many([step], base_env))[0]
 
     async def run_many(
-        self, steps: Sequence[Step], base_env: Mapping[str, str], budget_s: float | None = None
+        self,
+        steps: Sequence[Step],
+        base_env: Mapping[str, str],
+        budget_s: float | None = None,
+        stop_after_timeout: bool = False,
     ) -> list[ProcessResult]:
         """Run steps one after the other in one round trip.
 
@@ -365,7 +375,8 @@ class AgentConnection:
         cap = max(self._reply_cap(s) for s in steps)
         timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
         if budget_s is not None:
-            timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
+            # The agent stops the step running when the budget runs out.
+            timeout = min(timeout, budget_s + HOST_GRACE_S)
         started = time.monotonic()
         try:
             reply, out = await self.request(
@@ -373,6 +384,7 @@ class AgentConnection:
                     "op": "run_many",
                     "steps": headers,
                     "budget_s": budget_s,
+                    "stop_after_timeout": stop_after_timeout,
                     "max_reply_bytes": REPLY_BYTES,
                 },
                 blobs,
@@ -567,10 +579,10 @@ class AgentSession:
         return await self.conn.run(step, self.env)
 
     async def run_many(
-        self, steps: Sequence[Step], budget_s: float | None = None
+        self, steps: Sequence[Step], budget_s: float | None = None, stop_after_timeout: bool = False
     ) -> list[ProcessResult]:
         """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
-        return await self.conn.run_many(steps, self.env, budget_s)
+        return await self.conn.run_many(steps, self.env, budget_s, stop_after_timeout)
 
     async def read_file(self, path: str, max_bytes: int) -> bytes:
         """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""

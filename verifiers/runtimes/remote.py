@@ -41,7 +41,7 @@ from verifiers._async import on_shutdown
 from verifiers.core import Job, infra_result
 from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.extraction import MAX_COMPLETION_CHARS
-from verifiers.limits import Limits
+from verifiers.limits import DEFAULT_BUDGET_TIMEOUTS, Limits
 from verifiers.program import Program
 from verifiers.protocols import RuntimeCheck, Session
 from verifiers.results import Result
@@ -283,7 +283,13 @@ class RemoteRuntime:
             "completion": job.completion,
             "tests": job.spec.model_dump(mode="json", by_alias=True),
             "policy": options.policy,
-            "limits": options.limits.model_dump(mode="json"),
+            "limits": options.limits.model_dump(
+                mode="json",
+                # Sent only when set, as the options below.
+                exclude={"budget_timeouts"}
+                if options.limits.budget_timeouts == DEFAULT_BUDGET_TIMEOUTS
+                else None,
+            ),
             "compare": options.compare.model_dump(mode="json") if options.compare else None,
             "max_tests": options.max_tests,
             "select": options.select,
@@ -293,6 +299,11 @@ class RemoteRuntime:
             **(
                 {"max_completion_chars": options.max_completion_chars}
                 if options.max_completion_chars != MAX_COMPLETION_CHARS
+                else {}
+            ),
+            **(
+                {"stop_on_failure": options.stop_on_failure}
+                if options.stop_on_failure is not None
                 else {}
             ),
         }

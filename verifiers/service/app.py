@@ -90,6 +90,7 @@ class ScoreRequest(BaseModel):
     extract: bool | None = None
     extraction: Mode | None = None
     max_completion_chars: int | None = None
+    stop_on_failure: bool | None = None
 
 
 class BatchRequest(BaseModel):
@@ -106,6 +107,7 @@ class BatchRequest(BaseModel):
     extract: bool | None = None
     extraction: Mode | None = None
     max_completion_chars: int | None = None
+    stop_on_failure: bool | None = None
 
 
 class RequestTimeout(Exception):
@@ -207,6 +209,7 @@ class Service:
             pick("select") or "last",
             extraction=pick("extraction") or "auto",
             max_completion_chars=MAX_COMPLETION_CHARS if cap is None else cap,
+            stop_on_failure=pick("stop_on_failure"),
         )
         self.check_limits(options.limits)
         if pick("extract") is False:
