@@ -30,6 +30,7 @@ from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
 from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
+from verifiers.jsonio import big_ints, check_depth
 from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
@@ -440,7 +441,12 @@ class CodeVerifier:
 
     def parse_tests(self, tests: Any) -> TestSpec:
         """Recognise a test spec for this language (raises SpecError)."""
-        return self.language.parse_tests(tests)
+        with big_ints():  # expected values may be big integers (a factorial)
+            spec = self.language.parse_tests(tests)
+        too_deep = check_depth(spec)
+        if too_deep is not None:
+            raise SpecError("tests", f"a value is {too_deep}")
+        return spec
 
     def job(self, completion: str, tests: Any, **options: Any) -> Job:
         """A validated job: the tests parsed, the options (overriding the defaults) checked.
@@ -527,6 +533,16 @@ class CodeVerifier:
         ``observe`` is called with each test's index and the language's outcome for the
         tests that ran (differential testing reads the values a reference returned).
         """
+        with big_ints():  # expected and returned values may be big integers
+            return await self._verify(completion, spec, opts, observe)
+
+    async def _verify(
+        self,
+        completion: str,
+        spec: TestSpec,
+        opts: Options,
+        observe: Observer | None = None,
+    ) -> Result:
         started = time.perf_counter()
         lang = self.language
         policy_name, policy = resolve_policy(opts.policy)

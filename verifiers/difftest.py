@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
 from pydantic import BaseModel, ConfigDict
 
-from verifiers import registry
+from verifiers import jsonio, registry
 from verifiers._async import run_sync
 from verifiers.api import CompareArg, LimitsArg, RuntimeArg, resolve_runtime
 from verifiers.compare import describe_value
@@ -713,12 +713,10 @@ def _check_line(call: str, expected: Any) -> str:
 
 def _extend(spec: TestSpec, fn_name: str, kept: list[tuple[Any, Any]], pair: _Pair) -> TestSpec:
     if isinstance(spec, CallTests):
-        import json
-
         inputs, outputs = list(spec.inputs), list(spec.outputs)
         for args, value in kept:
             try:  # call tests travel as JSON: keep only what survives it
-                json.dumps([list(args), value], allow_nan=False)
+                jsonio.dumps([list(args), value], allow_nan=False)
             except (TypeError, ValueError):
                 continue
             inputs.append(list(args))

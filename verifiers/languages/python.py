@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import platform
 import re
 import sys
@@ -20,6 +19,7 @@ import warnings
 from importlib import resources
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.cases import CASE_KINDS, QUICK, SUM_TESTS, Case, fenced
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
@@ -356,7 +356,7 @@ class PythonLanguage:
         step_limits = limits.step_limits()
         for position, index in enumerate(selected):
             payload = payloads[position]
-            data = b"" if payload is None else json.dumps(payload).encode()
+            data = b"" if payload is None else jsonio.dumps(payload).encode()
             bounds += [str(len(blob)), str(len(data))]
             judge = None
             if not stdio:
@@ -391,13 +391,13 @@ class PythonLanguage:
         files = {
             "harness.py": self._harness,
             "solution.py": code.encode("utf-8", errors="surrogateescape"),
-            "candidate.json": json.dumps({"prelude": prelude}).encode(),
+            "candidate.json": jsonio.dumps({"prelude": prelude}).encode(),
         }
         judge_files = (
             {}
             if stdio
             else {
-                "spec.json": json.dumps(judge_spec).encode(),
+                "spec.json": jsonio.dumps(judge_spec).encode(),
                 "cases.bin": bytes(blob),
             }
         )

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
+from verifiers.jsonio import INT_DIGITS
 from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 
@@ -105,8 +106,9 @@ def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
     """The whole environment of a sandboxed process, before a step adds its own.
 
     Every runtime gives programs the same one: the interpreter's directory first on
-    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, and a fixed hash seed so that
-    a Python program's set and dict order is the same in every run.
+    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, a fixed hash seed so that
+    a Python program's set and dict order is the same in every run, and Python's limit on
+    integer digits raised to :data:`~verifiers.jsonio.INT_DIGITS`.
     """
     return {
         "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
@@ -116,6 +118,8 @@ def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # Big integers convert to text as in the host's pipeline (verifiers.jsonio).
+        "PYTHONINTMAXSTRDIGITS": str(INT_DIGITS),
     }
 
 

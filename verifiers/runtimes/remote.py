@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
+from verifiers import jsonio
 from verifiers._async import on_shutdown
 from verifiers.core import Job, infra_result
 from verifiers.errors import RuntimeUnavailableError, SpecError
@@ -208,7 +208,7 @@ class RemoteRuntime:
 
     def _verdict(self, status: int, text: str) -> RuntimeCheck:
         try:
-            body = json.loads(text)
+            body = jsonio.loads(text)
             runtime = body.get("runtime", {})
             detail = f"{self.url} ({body.get('version', '?')}): {runtime.get('detail', '')}"
         except (ValueError, AttributeError):
@@ -347,7 +347,7 @@ class RemoteRuntime:
         loop = asyncio.get_running_loop()
         url = f"{self.url}/score_batch"
         late = f"no complete answer from {url} within {self.timeout_s:g}s"
-        body = json.dumps({"items": [self._payload(job) for job in jobs]}).encode()
+        body = jsonio.dumps({"items": [self._payload(job) for job in jobs]}).encode()
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
             delay = self.backoff_s * 2**attempt
@@ -415,7 +415,7 @@ def _retry_after(header: str | None, default: float) -> float:
 
 def _detail(text: str) -> str:
     try:
-        detail = json.loads(text).get("detail", text)
+        detail = jsonio.loads(text).get("detail", text)
     except (ValueError, AttributeError):
         detail = text
     return str(detail)[:500]
