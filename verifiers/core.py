@@ -78,6 +78,30 @@ M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
+class Workspace:
+    """Files a program starts with in its work directory, and files read back after its tests.
+
+    SandboxFusion's ``files`` and ``fetch_files`` (the service's ``/run_code``). Paths are
+    relative to the work directory (``fetch`` may also name a file under ``/tmp``); a file
+    to fetch that is missing, not a regular file the program wrote, or over what is left
+    of ``max_fetch_bytes`` is left out of ``fetched`` (and named in ``skipped``).
+
+    Attributes:
+        files: Contents by relative path, written before the program runs.
+        fetch: Paths to read back after the tests.
+        max_fetch_bytes: The most bytes read back in all.
+        fetched: Filled after the tests: contents by path, as asked.
+        skipped: Filled after the tests: the paths not read back, and why.
+    """
+
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    fetch: tuple[str, ...] = ()
+    max_fetch_bytes: int = 16 * 1024 * 1024
+    fetched: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    skipped: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Options:
     """Per-verification options (all explicit; no global state).
 
@@ -96,6 +120,7 @@ class Options:
         stop_on_failure: End a program's run at its first failing test (the rest are
             ``not_run``); None lets the policy decide (``binary`` does). A run that goes on
             past failures has a time budget instead (``Limits.budget_s``).
+        workspace: Files to give the program and to read back (the service's ``/run_code``).
     """
 
     policy: str | Policy | None = None
@@ -107,6 +132,7 @@ class Options:
     extraction: Mode = "auto"
     max_completion_chars: int = MAX_COMPLETION_CHARS
     stop_on_failure: bool | None = None
+    workspace: Workspace | None = None
 
 
 def as_model(cls: type[M], value: Any, field_name: str) -> M | None:
@@ -373,6 +399,20 @@ def step_result(command: list[str], proc: ProcessResult) -> StepResult:
         memory_mb=proc.max_rss_mb,
         timed_out=proc.timed_out,
     )
+
+
+async def fetch_files(session: Session, workspace: Workspace) -> None:
+    """Read ``workspace.fetch`` back from the sandbox into ``workspace.fetched``."""
+    left = workspace.max_fetch_bytes
+    for path in workspace.fetch:
+        where = path if path.startswith("/") else f"{{work_dir}}/{path}"
+        try:
+            data = await session.read_file(where, left, written=True)
+        except SandboxError as err:
+            workspace.skipped[path] = str(err).removeprefix("sandbox agent error: ")
+            continue
+        workspace.fetched[path] = data
+        left -= len(data)
 
 
 def host_saturated(proc: ProcessResult) -> bool:
@@ -716,6 +756,11 @@ class CodeVerifier:
         if stop is None:
             stop = stops_at_first_failure(resolve_policy(opts.policy)[1])
         budget = limits.budget_s(stop)
+        workspace = opts.workspace
+        if workspace is not None and workspace.files:
+            program = dataclasses.replace(
+                program, work_files={**program.work_files, **workspace.files}
+            )
         async with runtime.session(program, limits) as session:
             if program.build is not None:
                 proc = await session.run(program.build)
@@ -804,4 +849,6 @@ class CodeVerifier:
                     for t in program.tests
                     if t.index not in done
                 ]
+            if workspace is not None and workspace.fetch:
+                await fetch_files(session, workspace)
         return results, None, "", compile_step

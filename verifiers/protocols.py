@@ -53,8 +53,12 @@ class Session(Protocol):
         """
         ...
 
-    async def read_file(self, path: str, max_bytes: int) -> bytes:
-        """A file from the sandbox (a build artefact); raises SandboxError if missing or bigger."""
+    async def read_file(self, path: str, max_bytes: int, written: bool = False) -> bytes:
+        """A file from the sandbox; raises SandboxError if missing or bigger.
+
+        A build artefact, or with ``written`` a file a program wrote: then only a regular
+        file inside the work directory or ``/tmp``, links resolved.
+        """
         ...
 
 

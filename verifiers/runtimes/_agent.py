@@ -1367,6 +1367,20 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
         return {"ok": True}, []
     if op == "read":
         path, limit = header["path"], int(header["max_bytes"])
+        roots = header.get("within")
+        if roots is not None:
+            # A file a program wrote: only a regular file inside its writable directories,
+            # whatever links it made (its processes are all gone by now).
+            real = os.path.realpath(path)
+            inside = any(real.startswith(os.path.join(os.path.realpath(r), "")) for r in roots)
+            if not os.path.lexists(path):
+                return {"ok": False, "error": "no such file"}, []
+            if not inside or not os.path.isfile(real):
+                return {
+                    "ok": False,
+                    "error": "not a regular file in the work directory or /tmp",
+                }, []
+            path = real
         size = os.path.getsize(path)
         if size > limit:
             return {"ok": False, "error": f"{path} has {size} bytes, more than {limit}"}, []

@@ -588,12 +588,13 @@ class AgentSession:
         """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
         return await self.conn.run_many(steps, self.env, budget_s, stop_after_timeout)
 
-    async def read_file(self, path: str, max_bytes: int) -> bytes:
+    async def read_file(self, path: str, max_bytes: int, written: bool = False) -> bytes:
         """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
         path = resolve(path, self.conn.placeholders)
-        _, blobs = await self.conn.request(
-            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
-        )
+        header: dict[str, Any] = {"op": "read", "path": path, "max_bytes": max_bytes}
+        if written:
+            header["within"] = [self.work_dir, "/tmp"]
+        _, blobs = await self.conn.request(header, timeout=60, max_blob=max_bytes)
         if len(blobs) != 1 or len(blobs[0]) > max_bytes:
             raise SandboxError(f"the sandbox sent a malformed copy of {path}")
         return blobs[0]
