@@ -176,3 +176,14 @@ def test_docker_budgets(docker_runtime: Any) -> None:
     assert ran(score(WRONG_THIRD, docker_runtime)) == 3
     r = score(LOOP, docker_runtime, policy="partial")
     assert ran(r) == 2 and r.tests[2].status is Status.NOT_RUN
+
+
+def test_item_options_keep_the_batch_options(runtime: LocalRuntime) -> None:
+    # An item's override is merged with every batch option (stop_on_failure included).
+    items = [
+        {"language": "python", "completion": WRONG_THIRD, "tests": ECHO, "stop_on_failure": False},
+        {"language": "python", "completion": WRONG_THIRD, "tests": ECHO, "max_tests": 5},
+    ]
+    every, capped = verifiers.score_batch(items, runtime=runtime, limits=Limits(timeout_s=1))
+    assert ran(every) == 10 and every.passed == 9
+    assert capped.total == 5 and ran(capped) <= 5

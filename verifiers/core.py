@@ -159,6 +159,7 @@ def make_options(
     extraction: str = "auto",
     max_completion_chars: int = MAX_COMPLETION_CHARS,
     stop_on_failure: bool | None = None,
+    workspace: Workspace | None = None,
 ) -> Options:
     """Validated :class:`Options`: dicts become models, every value is checked.
 
@@ -185,6 +186,8 @@ def make_options(
         )
     if stop_on_failure is not None and not isinstance(stop_on_failure, bool):
         raise SpecError("stop_on_failure", f"expected true, false or null, got {stop_on_failure!r}")
+    if workspace is not None and not isinstance(workspace, Workspace):
+        raise SpecError("workspace", f"expected a Workspace, got {type(workspace).__name__}")
     resolve_policy(policy)
     return Options(
         policy=policy,
@@ -196,6 +199,7 @@ def make_options(
         extraction=extraction,  # type: ignore[arg-type]  # checked above
         max_completion_chars=max_completion_chars,
         stop_on_failure=stop_on_failure,
+        workspace=workspace,
     )
 
 
