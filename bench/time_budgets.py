@@ -9,8 +9,9 @@ step would: all correct, or one of them ``while True: pass``. Each group runs un
 * ``no budgets``: the baseline, every test run to its own limit
   (``stop_on_failure=False``, ``budget_timeouts=None``), as before the budgets.
 
-Prints the group's wall time, the tests the looping member ran, and the ratio of the
-baseline to the budgets, measured in this process one after the other.
+Prints the group's wall time with and without the budgets and their ratio, measured in this
+process one after the other, and the tests the group ran and ran again (a timeout on a
+saturated host is run again once), with / without the budgets.
 Usage: ``.venv/bin/python bench/time_budgets.py [--tests N] [--group G] [--timeout S]``.
 """
 
@@ -32,8 +33,8 @@ LOOP = "```python\nwhile True:\n    pass\n```"
 
 def group_time(
     policy: str, members: list[str], tests: str, timeout: float, budgets: bool
-) -> tuple[float, float]:
-    """Wall seconds of one reward call, and the mean tests run per member (TRL's metric)."""
+) -> tuple[float, float, float]:
+    """Wall seconds of one reward call, and the mean tests run and reruns per member."""
     reward = (
         reward_function("python", policy=policy, timeout_s=timeout)
         if budgets
@@ -47,7 +48,8 @@ def group_time(
         tests=[tests] * len(members),
         log_metric=logged.__setitem__,
     )
-    return time.perf_counter() - started, logged.get("verifiers/tests_run", 0.0)
+    elapsed = time.perf_counter() - started
+    return elapsed, logged.get("verifiers/tests_run", 0.0), logged.get("verifiers/reruns", 0.0)
 
 
 def _without_budgets(policy: str, timeout: float) -> Any:
@@ -68,6 +70,8 @@ def _without_budgets(policy: str, timeout: float) -> Any:
         results = run_sync(runner.run(jobs))
         ran = sum(sum(not t.not_run for t in r.tests) for r in results) / len(results)
         kwargs["log_metric"]("verifiers/tests_run", ran)
+        reruns = sum(t.rerun for r in results for t in r.tests) / len(results)
+        kwargs["log_metric"]("verifiers/reruns", reruns)
         return [r.score for r in results]
 
     return reward
@@ -89,13 +93,14 @@ def main() -> None:
     table = Table(
         title=f"GRPO group of {args.group}, {args.tests} tests, timeout_s={args.timeout:g}"
     )
-    for column in ("policy", "group", "budgets s", "no budgets s", "ratio", "tests run (mean)"):
+    columns = ("policy", "group", "budgets s", "no budgets s", "ratio", "tests run", "reruns")
+    for column in columns:
         table.add_column(column)
     report = []
     for policy in ("binary", "partial"):
         for name, members in groups.items():
-            fast, ran = group_time(policy, members, tests, args.timeout, True)
-            slow, ran_all = group_time(policy, members, tests, args.timeout, False)
+            fast, ran, again = group_time(policy, members, tests, args.timeout, True)
+            slow, ran_all, again_all = group_time(policy, members, tests, args.timeout, False)
             report.append(
                 {"policy": policy, "group": name, "budgets_s": fast, "no_budgets_s": slow}
             )
@@ -105,7 +110,8 @@ def main() -> None:
                 f"{fast:.3f}",
                 f"{slow:.3f}",
                 f"{slow / fast:.1f}x",
-                f"{ran:.2f} / {ran_all:.2f}",
+                f"{ran * len(members):g} / {ran_all * len(members):g}",
+                f"{again * len(members):g} / {again_all * len(members):g}",
             )
     Console().print(table)
     if args.json:
