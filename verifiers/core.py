@@ -266,6 +266,8 @@ class Job:
             repr(self.options),
             *(cache.file_digest(path) for path in paths),
         )
+        # A workspace's fetched files live in the job's options, not in a result.
+        cacheable = cacheable and self.options.workspace is None
         return key if cacheable else UNCACHED + key
 
 

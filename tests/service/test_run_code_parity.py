@@ -7,7 +7,15 @@ import base64
 import math
 from typing import Any
 
+import pytest
+
 from verifiers import jsonio
+from verifiers.core import CodeVerifier, Job, Options, Workspace
+from verifiers.errors import SpecError
+from verifiers.registry import get_language
+from verifiers.result_cache import UNCACHED, ResultCache
+from verifiers.runtimes import LocalRuntime
+from verifiers.runtimes.remote import RemoteRuntime
 
 from .conftest import Server, post
 
@@ -127,3 +135,17 @@ def test_big_integers_through_the_service(server: Server) -> None:
     )
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "passed"
+
+
+def test_a_workspace_is_never_cached_nor_sent_to_a_remote_server() -> None:
+    verifier = CodeVerifier(get_language("python"), LocalRuntime())
+    spec = verifier.parse_tests({"inputs": [""], "outputs": [""]})
+    with_files = Options(workspace=Workspace(files={"a": b"x"}))
+    job = Job(verifier, "print()", spec, with_files)
+    assert job.result_key(ResultCache()).startswith(UNCACHED)
+    assert (
+        not Job(verifier, "print()", spec, Options()).result_key(ResultCache()).startswith(UNCACHED)
+    )
+    remote = CodeVerifier(get_language("python"), RemoteRuntime("http://127.0.0.1:9"))
+    with pytest.raises(SpecError, match="workspace"):
+        Job(remote, "print()", spec, with_files)

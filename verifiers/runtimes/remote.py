@@ -230,6 +230,10 @@ class RemoteRuntime:
             raise SpecError(
                 "policy", "a function cannot be sent to the remote runtime; use a policy name"
             )
+        if job.options.workspace is not None:
+            # Its files would be read back into this process's object, which a server
+            # cannot fill: /run_code takes files and fetch_files itself.
+            raise SpecError("workspace", "files cannot be sent to the remote runtime")
 
     async def verify_jobs(self, jobs: Sequence[Job]) -> list[Result]:
         """Verify ``jobs`` on the service (one request, split if the server finds it too big).
