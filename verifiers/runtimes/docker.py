@@ -70,8 +70,9 @@ from verifiers.runtimes.base import (
     ProbedRuntime,
     UidPool,
     agent_source,
-    join_inside,
+    empty_directory,
     sandbox_environment,
+    write_program_files,
 )
 from verifiers.runtimes.seccomp import seccomp_program
 
@@ -366,7 +367,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         if self._root is not None:
             # Not _slot_dir: at exit the root may be gone already, and must stay gone.
             with contextlib.suppress(OSError):
-                _empty(os.path.join(self._root, f"slot-{slot}"))
+                empty_directory(os.path.join(self._root, f"slot-{slot}"))
         with self._lock:
             self._free_slots.append(slot)
 
@@ -527,7 +528,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         container: _Container | None = None
         try:
             uid, uid_lock = self.uids.take()
-            _write_files(self._slot_dir(slot), files)
+            write_program_files(self._slot_dir(slot), files)
             try:
                 cid = await _blocking(self._create, probe, slot, uid, key, host_paths)
             except RuntimeUnavailableError:
@@ -642,7 +643,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
                 break
             container = idle.pop()
             try:
-                _write_files(container.program_dir, program)
+                write_program_files(container.program_dir, program)
             except OSError as err:
                 log.info("discarding a pooled container: %s", err)
                 self.stats["discarded"] += 1
@@ -681,7 +682,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
             reason = "enough idle containers"
         if reason is None:
             try:
-                _empty(container.program_dir)
+                empty_directory(container.program_dir)
             except OSError as err:
                 reason = f"could not empty its program directory: {err}"
         if reason is not None:
@@ -815,26 +816,6 @@ async def _blocking(fn: Callable[..., T], *args: Any) -> T:
         if "shutdown" not in str(err):
             raise
         return fn(*args)
-
-
-def _write_files(directory: str, program: Program) -> None:
-    """The program's read-only files into its container's program directory."""
-    for rel, content in program.files.items():
-        target = join_inside(directory, rel)
-        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        with open(target, "wb") as f:
-            f.write(content)
-        os.chmod(target, 0o444)
-
-
-def _empty(directory: str) -> None:
-    if not os.path.isdir(directory):
-        return
-    for entry in os.scandir(directory):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
 
 
 def _alive(pid: int) -> bool:

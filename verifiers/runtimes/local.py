@@ -8,7 +8,8 @@ UTS and cgroup namespaces. Inside:
   dynamic linker, the Python interpreter's own directories, and the toolchain
   directories a language asks for: nothing else of the host (no home, no
   project, no ``/etc/shadow``, no secrets in the environment);
-* the program's files are read-only under ``/opt/program``; the working
+* the program's files are read-only under ``/opt/program`` (in a warm sandbox, a
+  host directory bound read-only that the host fills per program); the working
   directory ``/sandbox`` and ``/tmp`` are size-limited tmpfs mounts;
 * there is no network (a private loopback only);
 * the sandbox agent (``_agent.py``) runs as PID 1 and as an unprivileged user
@@ -58,8 +59,10 @@ from verifiers.runtimes.base import (
     ProbedRuntime,
     UidPool,
     agent_source,
+    empty_directory,
     join_inside,
     sandbox_environment,
+    write_program_files,
 )
 from verifiers.runtimes.python_env import SandboxPython, discover
 from verifiers.runtimes.seccomp import seccomp_program
@@ -134,8 +137,10 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             registered languages offer: ``python_packages`` of each language), with what
             they require.
         start_timeout_s: How long a sandbox may take to start.
-        warm: Keep sandboxes between programs that allow it (see
-            :attr:`~verifiers.program.Program.files_in_memory`): a used sandbox is
+        warm: Keep sandboxes between programs made for the same limits and host paths:
+            a program gets its files in the supervisor's memory (see
+            :attr:`~verifiers.program.Program.files_in_memory`) or in the sandbox's
+            program directory (a host directory bound read-only); a used sandbox is
             emptied and checked (no process, file, IPC object or key left), and
             discarded instead when the check fails, after ``WARM_MAX_USES`` programs,
             or when idle for ``WARM_IDLE_S`` seconds.
@@ -320,13 +325,14 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             program = dataclasses.replace(program, host_paths=(*program.host_paths, *tool_paths))
         # Warm sandboxes live on the engine loop, which outlives any one call.
         if mode != "none" and self.warm and _warm_eligible(program) and in_engine():
-            warm = await self._take_warm(program, limits, mode)
+            key = _warm_key(mode, limits, program)
+            warm = await self._take_warm(program, limits, key, values)
             finished = False
             try:
                 yield warm
                 finished = True
             finally:
-                await self._give_back(warm, _warm_key(mode, limits), finished)
+                await self._give_back(warm, key, finished)
             return
         if mode == "none":
             session: AgentSession = await self._start_unsafe(program, limits)
@@ -341,8 +347,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 
     # --- warm sandboxes ----------------------------------------------------------------------
 
-    async def _take_warm(self, program: Program, limits: Limits, mode: str) -> AgentSession:
-        key = _warm_key(mode, limits)
+    async def _take_warm(
+        self, program: Program, limits: Limits, key: _WarmKey, values: dict[str, str]
+    ) -> AgentSession:
         if not self._shutdown_hook:
             self._shutdown_hook = True
             on_shutdown(self.close_idle)
@@ -362,7 +369,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             if session is None:
                 break
             try:
-                await session.load(program)
+                await self._load_warm(session, program, values)
             except SandboxError as err:
                 # An idle sandbox that died or cannot load is replaced, not reported.
                 log.info("discarding a warm sandbox that could not load a program: %s", err)
@@ -372,15 +379,39 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             self.warm_stats["reused"] += 1
             session.uses += 1
             return session
-        session = await self._start_bwrap(Program(files={}, tests=()), limits, mode)
+        # What the sandbox is made for (its mounts and its cgroup), none of the program yet.
+        shell = Program(files={}, tests=(), host_paths=program.host_paths, build=program.build)
+        session = await self._start_bwrap(shell, limits, key[0], warm=True)
         self.warm_stats["started"] += 1
         try:
-            await session.load(program)
+            await self._load_warm(session, program, values)
         except BaseException:
             await session.close()
             raise
         session.uses = 1
         return session
+
+    async def _load_warm(
+        self, session: AgentSession, program: Program, values: dict[str, str]
+    ) -> None:
+        """Give a warm sandbox its next program.
+
+        A program whose steps read their files from the agent's memory gets them there;
+        any other gets them in the sandbox's program directory: a host directory that the
+        sandbox binds read-only (no process in the sandbox can change it), written here
+        while no program runs, emptied by the reset.
+        """
+        session.conn.placeholders.update(values)
+        if program.files_in_memory:
+            await session.load(program)
+            return
+        directory = session.host_program_dir
+        assert directory is not None
+        try:
+            write_program_files(directory, program)
+        except OSError as err:
+            raise SandboxError(f"could not write the program's files: {err}") from err
+        await session.setup(program)
 
     def _pop_idle(self, key: _WarmKey) -> AgentSession | None:
         for n in range(len(self._idle) - 1, -1, -1):
@@ -418,8 +449,17 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             await session.close()
             raise
         rss = int(reply.get("rss_kb") or 0)
+        emptied = None
+        if session.host_program_dir is not None:
+            # After the agent's reset: no process of the sandbox is left to see it change.
+            try:
+                empty_directory(session.host_program_dir)
+            except OSError as err:
+                emptied = f"could not empty its program directory: {err}"
         if not reply.get("clean"):
             reason = str(reply.get("reason") or "not clean")
+        elif emptied is not None:
+            reason = emptied
         elif rss > WARM_MAX_AGENT_KB:
             reason = f"the agent grew to {rss // 1024} MiB"
         elif session.uses >= WARM_MAX_USES:
@@ -522,6 +562,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         data_fds: list[tuple[int, str]],
         program_uid: int,
         memory_view: str | None = None,
+        program_dir: str | None = None,
     ) -> list[str]:
         path = self._bwrap_path()
         assert path is not None
@@ -559,6 +600,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         targets += [link for link, _ in env.links]
         if memory_view:
             targets.append(cgroups_module.MEMORY_VIEW)
+        if program_dir:
+            targets.append(PROGRAM_DIR)
         parents = {os.path.dirname(p) for p in targets}
         for parent in sorted(_ancestors(parents) - {"/tmp", "/dev", "/proc", WORK_DIR}):
             args += ["--perms", "0755", "--dir", parent]
@@ -578,6 +621,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         if memory_view:
             # The agent reads its group's out-of-memory kills there (read-only).
             args += ["--ro-bind", memory_view, cgroups_module.MEMORY_VIEW]
+        if program_dir:
+            args += ["--ro-bind", program_dir, PROGRAM_DIR]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
         for key, value in sandbox_environment(self.python, WORK_DIR).items():
             args += ["--setenv", key, value]
@@ -604,7 +649,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             files.append((content, join_inside(PROGRAM_DIR, rel)))
         return files
 
-    async def _start_bwrap(self, program: Program, limits: Limits, mode: str) -> AgentSession:
+    async def _start_bwrap(
+        self, program: Program, limits: Limits, mode: str, warm: bool = False
+    ) -> AgentSession:
         # With root: a uid of this sandbox's own for its programs, held until it closes.
         if mode == "root":
             program_uid, slot = self.uids.take()
@@ -617,13 +664,22 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             program_uid, slot = self.sandbox_uid, -1
             ids = {"sandbox": self.sandbox_uid}
         group = self._group(program, limits) if mode == "root" else None
+        # A warm sandbox's program directory: bound read-only, filled per program by the host.
+        program_dir = _program_directory() if warm else None
         try:
-            session = await self._start_with(program, limits, mode, program_uid, ids, group)
+            session = await self._start_with(
+                program, limits, mode, program_uid, ids, group, program_dir
+            )
         except BaseException:
             UidPool.give(slot)
             if group is not None:
                 await asyncio.to_thread(group.remove)
+            if program_dir is not None:
+                shutil.rmtree(program_dir, ignore_errors=True)
             raise
+        if program_dir is not None:
+            session.host_program_dir = program_dir
+            session.on_close.append(lambda: shutil.rmtree(program_dir, ignore_errors=True))
         session.on_close.append(lambda: UidPool.give(slot))
         if group is not None:
             session.on_close.append(group.remove)
@@ -651,6 +707,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         program_uid: int,
         ids: dict[str, int],
         group: cgroups_module.SandboxGroup | None,
+        program_dir: str | None = None,
     ) -> AgentSession:
         fds: list[int] = []
         try:
@@ -660,7 +717,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 fds.append(fd)
                 data_fds.append((fd, dest))
             view = str(group.memory_dir) if group is not None else None
-            args = self._bwrap_args(program, limits, mode, data_fds, program_uid, view)
+            args = self._bwrap_args(program, limits, mode, data_fds, program_uid, view, program_dir)
             if self.seccomp:
                 filter_program = seccomp_program()
                 if filter_program is not None:
@@ -797,25 +854,35 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 
 
 #: Warm sandboxes serve programs with the same scratch space, memory and processes (their
-#: cgroup was made for those).
-_WarmKey = tuple[str, int, int, int]
+#: cgroup was made for those), the same need of a build's memory, and the same host paths
+#: (toolchains, data: the sandbox's mounts).
+_WarmKey = tuple[str, int, int, int, bool, tuple[str, ...]]
 
 
-def _warm_key(mode: str, limits: Limits) -> _WarmKey:
-    return (mode, limits.disk_mb, limits.memory_mb, limits.max_processes)
+def _warm_key(mode: str, limits: Limits, program: Program) -> _WarmKey:
+    return (
+        mode,
+        limits.disk_mb,
+        limits.memory_mb,
+        limits.max_processes,
+        program.build is not None,
+        tuple(sorted(set(program.host_paths))),
+    )
 
 
 def _warm_eligible(program: Program) -> bool:
-    """Whether a warm sandbox may serve ``program``: nothing of it touches the disk."""
-    return (
-        program.files_in_memory
-        and program.build is None
-        and not program.work_files
-        and not program.host_paths
-        and not program.toolchains
-        and all(t.step.kind == "call" for t in program.tests)
-        and sum(len(c) for c in program.files.values()) <= WARM_MAX_FILE_BYTES
-    )
+    """Whether a warm sandbox may serve ``program``: files it can be given after it started."""
+    size = sum(len(c) for c in program.files.values())
+    return size + sum(len(c) for c in program.work_files.values()) <= WARM_MAX_FILE_BYTES
+
+
+def _program_directory() -> str:
+    """A host directory for a warm sandbox's program files (memory-backed when possible)."""
+    shm = "/dev/shm"
+    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    directory = tempfile.mkdtemp(prefix="verifiers-program-", dir=base)
+    os.chmod(directory, 0o755)  # the sandbox's uids read it; only the host writes it
+    return directory
 
 
 def _ancestors(paths: set[str]) -> set[str]:

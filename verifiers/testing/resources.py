@@ -76,9 +76,14 @@ def processes(since_ticks: int = 0) -> Processes:
 
 
 def tmp_entries(tmp: Path | None = None) -> int:
-    """Entries named ``verifiers*`` in the temporary directory (the system's by default)."""
+    """Entries named ``verifiers*`` in the temporary directory and ``/dev/shm``.
+
+    The temporary directory is the system's by default; ``/dev/shm`` holds warm sandboxes'
+    program directories (see :mod:`verifiers.runtimes.local`).
+    """
     tmp = Path(tempfile.gettempdir()) if tmp is None else tmp
-    return sum(1 for p in tmp.iterdir() if p.name.startswith("verifiers"))
+    places = [tmp] + [p for p in (Path("/dev/shm"),) if p.is_dir() and p != tmp]
+    return sum(1 for place in places for p in place.iterdir() if p.name.startswith("verifiers"))
 
 
 def rss_mib() -> float:
