@@ -509,19 +509,7 @@ class AgentSession:
 
     async def setup(self, program: Program) -> None:
         """Write the writable files and preload what forked tests share."""
-        if program.work_files:
-            items = sorted(program.work_files.items())
-            files = [
-                {
-                    "path": join_inside(self.work_dir, rel),
-                    "mode": 0o755 if rel in program.executables else 0o644,
-                    "blob": n,
-                }
-                for n, (rel, _) in enumerate(items)
-            ]
-            await self.conn.request(
-                {"op": "write", "files": files}, [c for _, c in items], timeout=30
-            )
+        await self.write_work_files(program)
         if (
             program.preload_modules
             or program.preload_entries
@@ -536,6 +524,22 @@ class AgentSession:
             # A module the interpreter lacks is the program's business; our own entry is not.
             if reply.get("failed_entries"):
                 raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def write_work_files(self, program: Program) -> None:
+        """Write the program's writable files into the work directory."""
+        if program.work_files:
+            items = sorted(program.work_files.items())
+            files = [
+                {
+                    "path": join_inside(self.work_dir, rel),
+                    "mode": 0o755 if rel in program.executables else 0o644,
+                    "blob": n,
+                }
+                for n, (rel, _) in enumerate(items)
+            ]
+            await self.conn.request(
+                {"op": "write", "files": files}, [c for _, c in items], timeout=30
+            )
 
     async def load(self, program: Program) -> None:
         """Give a warm sandbox its next program: files into memory, then preload."""
