@@ -69,6 +69,7 @@ def test_partial_budget_bounds_a_looping_program(runtime: LocalRuntime) -> None:
     r = score(LOOP, runtime, policy="partial")
     assert ran(r) == 2
     assert [t.status for t in r.tests[:2]] == [Status.TIMEOUT, Status.TIMEOUT]
+    assert r.tests[1].message == "stopped when the program's time budget (2 s) ran out"
     assert r.tests[2].message == "not run: the program's time budget (2 s) was used up"
     assert r.score == 0.0 and r.status is Status.TIMEOUT
 

@@ -824,6 +824,9 @@ class CodeVerifier:
                         proc, outcome = await self._rerun(session, test, spec, opts, proc)
                         if budget_end is not None:
                             budget_end += proc.wall_s  # the host's fault, not the program's
+                    if proc.budget_cut and outcome.status is Status.TIMEOUT:
+                        note = f"stopped when the program's time budget ({budget:g} s) ran out"
+                        outcome = dataclasses.replace(outcome, message=note)
                     if observe is not None:
                         observe(test.index, outcome)
                     results.append(test_result(lang, spec, test.index, outcome, proc, rerun))
