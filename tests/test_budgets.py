@@ -156,8 +156,9 @@ def test_run_delay_comes_from_the_kernel(runtime: LocalRuntime) -> None:
     assert stopped.timed_out  # and the second step never started: four results, not five
 
 
-@pytest.fixture(scope="module")
-def docker_runtime() -> Iterator[Any]:
+@pytest.fixture(scope="module", params=["runc", "runsc"])
+def docker_runtime(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The Docker runtime, under runc and under gVisor (whose kernel keeps no schedstat)."""
     from verifiers.images import DEFAULT_IMAGE
     from verifiers.runtimes import DockerRuntime
 
@@ -165,9 +166,11 @@ def docker_runtime() -> Iterator[Any]:
         import docker  # noqa: F401
     except ImportError:
         need(False, "the docker Python package is not installed (pip install '.[docker]')")
-    rt = DockerRuntime(image=DEFAULT_IMAGE)
+    rt = DockerRuntime(image=DEFAULT_IMAGE, docker_runtime=request.param)
     verdict = rt.check()
-    need(verdict.available, f"the docker runtime is unavailable: {verdict.detail}")
+    need(
+        verdict.available, f"the docker runtime ({request.param}) is unavailable: {verdict.detail}"
+    )
     yield rt
     verifiers.close_idle_sandboxes()
 
@@ -177,6 +180,7 @@ def test_docker_budgets(docker_runtime: Any) -> None:
     assert ran(score(WRONG_THIRD, docker_runtime)) == 3
     r = score(LOOP, docker_runtime, policy="partial")
     assert ran(r) == 2 and r.tests[2].status is Status.NOT_RUN
+    assert r.tests[1].message == "stopped when the program's time budget (2 s) ran out"
 
 
 def test_item_options_keep_the_batch_options(runtime: LocalRuntime) -> None:

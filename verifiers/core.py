@@ -762,6 +762,15 @@ class CodeVerifier:
         if stop is None:
             stop = stops_at_first_failure(resolve_policy(opts.policy)[1])
         budget = limits.budget_s(stop)
+        if program.build is not None and cached is not None:
+            # Built before: the artefacts go in as files and the build is skipped.
+            compile_step = StepResult(command=list(program.build.argv), exit_code=0, cached=True)
+            program = dataclasses.replace(
+                program,
+                build=None,
+                work_files={**program.work_files, **cached},
+                executables=program.executables | frozenset(cached),
+            )
         workspace = opts.workspace
         if workspace is not None and workspace.files:
             program = dataclasses.replace(
