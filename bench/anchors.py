@@ -107,15 +107,21 @@ def _tree_rss_kb(root: int) -> int:
 
 
 @contextmanager
-def peak_memory() -> Iterator[dict[str, int]]:
-    """Sample the resident memory of this process tree every 20 ms; yields {'peak_kb': ...}."""
-    out = {"peak_kb": 0}
+def peak_memory() -> Iterator[dict[str, float]]:
+    """Sample the resident memory of this process tree every 20 ms.
+
+    Yields ``{'peak_kb': ..., 'cpu_s': ...}``; ``cpu_s``, set at the end, is the CPU time
+    the sampling thread itself used (reading every process's ``stat``), which the CPU
+    figures of a run leave out.
+    """
+    out: dict[str, float] = {"peak_kb": 0, "cpu_s": 0.0}
     stop = threading.Event()
 
     def sample() -> None:
         while not stop.is_set():
             out["peak_kb"] = max(out["peak_kb"], _tree_rss_kb(os.getpid()))
             stop.wait(0.02)
+        out["cpu_s"] = time.thread_time()  # what sampling cost: not the system's CPU time
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -195,7 +201,7 @@ def timed(name: str, programs: int, tests: int, fn: Callable[[], list[tuple[Any,
             wall = time.perf_counter() - started
         verifiers.close_idle_sandboxes()
     run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
-    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    run.cpu_self_s, run.cpu_children_s = cpu["self"] - mem["cpu_s"], cpu["children"]
     return run
 
 
@@ -264,7 +270,7 @@ def pooled_run(
     with cpu_time() as cpu, peak_memory() as mem:
         out, wall = pooled(fn, args, workers)
     run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
-    run.cpu_self_s, run.cpu_children_s = cpu["self"], cpu["children"]
+    run.cpu_self_s, run.cpu_children_s = cpu["self"] - mem["cpu_s"], cpu["children"]
     return run
 
 
@@ -344,17 +350,20 @@ def w1_samples(problem: dict[str, Any], tests: int) -> list[str]:
     return [good, good, lookup.format(answers=wrong), echo]
 
 
-def w1_items(problems: int, tests: int) -> list[dict[str, Any]]:
+def stdio_items(
+    problems: int, tests: int, samples: Callable[[dict[str, Any], int], list[str]]
+) -> list[dict[str, Any]]:
+    """Python items for the first CodeContests problems: ``samples`` of each, its tests."""
     items = []
     for problem in load("codecontests_test_stdio")[:problems]:
         cases = problem["tests"][:tests]
         spec = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
-        for code in w1_samples(problem, tests):
+        for code in samples(problem, tests):
             items.append({"language": "python", "completion": code, "tests": spec})
     return items
 
 
-def subprocess_per_test(item: dict[str, Any]) -> tuple[Any, float]:
+def _subprocess_passed(item: dict[str, Any], timeout: float) -> tuple[int, int, float]:
     """The tutorial reward: one interpreter per test, stripped stdout compared."""
     started = time.perf_counter()
     spec = item["tests"]
@@ -370,14 +379,20 @@ def subprocess_per_test(item: dict[str, Any]) -> tuple[Any, float]:
                     input=given,
                     capture_output=True,
                     text=True,
-                    timeout=10,
+                    timeout=timeout,
                 )
             except subprocess.TimeoutExpired:
                 continue
             passed += done.stdout.strip() == expected.strip()
     finally:
         os.unlink(f.name)
-    return (passed, len(spec["inputs"])), time.perf_counter() - started
+    return passed, len(spec["inputs"]), time.perf_counter() - started
+
+
+def subprocess_per_test(item: dict[str, Any]) -> tuple[Any, float]:
+    """The tutorial reward with its usual 10 s per test: (passed, total)."""
+    passed, total, seconds = _subprocess_passed(item, 10.0)
+    return (passed, total), seconds
 
 
 def prime_code(item: dict[str, Any]) -> tuple[Any, float]:
@@ -452,41 +467,11 @@ def w4_samples(problem: dict[str, Any], tests: int) -> list[str]:
     return [good, good, reformatted, slow, buggy, crash, loop, echo]
 
 
-def w4_items(problems: int, tests: int) -> list[dict[str, Any]]:
-    items = []
-    for problem in load("codecontests_test_stdio")[:problems]:
-        cases = problem["tests"][:tests]
-        spec = {"inputs": [c["input"] for c in cases], "outputs": [c["output"] for c in cases]}
-        for code in w4_samples(problem, tests):
-            items.append({"language": "python", "completion": code, "tests": spec})
-    return items
-
-
 def subprocess_with_timeout(arg: tuple[dict[str, Any], float]) -> tuple[Any, float]:
-    """The tutorial reward with the workload's per-test timeout."""
+    """The tutorial reward with the workload's per-test timeout: the share passed."""
     item, timeout = arg
-    started = time.perf_counter()
-    spec = item["tests"]
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(item["completion"])
-    passed = 0
-    try:
-        for given, expected in zip(spec["inputs"], spec["outputs"], strict=True):
-            try:
-                done = subprocess.run(
-                    [sys.executable, f.name],
-                    check=False,
-                    input=given,
-                    capture_output=True,
-                    text=True,
-                    timeout=timeout,
-                )
-            except subprocess.TimeoutExpired:
-                continue
-            passed += done.stdout.strip() == expected.strip()
-    finally:
-        os.unlink(f.name)
-    return passed / max(1, len(spec["inputs"])), time.perf_counter() - started
+    passed, total, seconds = _subprocess_passed(item, timeout)
+    return passed / max(1, total), seconds
 
 
 def prime_code_binary(item: dict[str, Any]) -> tuple[Any, float]:
@@ -513,7 +498,7 @@ def prime_code_binary(item: dict[str, Any]) -> tuple[Any, float]:
 
 
 def w4(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    items = w4_items(args.w4_problems, 10)
+    items = stdio_items(args.w4_problems, 10, w4_samples)
     n_tests = sum(len(i["tests"]["inputs"]) for i in items)
     limits = {"timeout_s": args.w4_timeout}
 
@@ -648,7 +633,7 @@ def show_differences(label: str, indices: list[int], describe: Callable[[int], s
 
 
 def w1(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    items = w1_items(args.problems, args.tests)
+    items = stdio_items(args.problems, args.tests, w1_samples)
     n_tests = sum(len(i["tests"]["inputs"]) for i in items)
     runs = [timed("verifiers", len(items), n_tests, lambda: ours(items, args.workers))]
     results = list(LAST)

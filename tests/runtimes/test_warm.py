@@ -6,6 +6,9 @@ Every test here runs real programs through ``verifiers.score`` on a private
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
 import threading
 
 import verifiers
@@ -163,6 +166,27 @@ def test_a_program_cannot_change_its_program_directory_or_reach_the_next() -> No
     assert look.status is Status.PASSED, look.feedback
     assert rt.warm_stats["reused"] == 1
     verifiers.close_idle_sandboxes()
+
+
+def test_program_directories_of_dead_processes_are_removed() -> None:
+    # A process killed while its warm sandboxes lived leaves their directories behind; the
+    # next runtime to make one removes them (by the pid in their names), not others'.
+    gone = subprocess.Popen(["true"])  # a pid that has just exited
+    gone.wait()
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+    stale = tempfile.mkdtemp(prefix=f"verifiers-program-{gone.pid}-", dir=base)
+    alive = tempfile.mkdtemp(prefix=f"verifiers-program-{os.getpid()}-", dir=base)
+    try:
+        rt = LocalRuntime()
+        js = verifiers.score("javascript", LOOK_JS, [{"input": "", "output": "x"}], runtime=rt)
+        assert js.status is not Status.SANDBOX_ERROR, js.feedback
+        assert not os.path.exists(stale)
+        assert os.path.exists(alive)
+    finally:
+        for path in (stale, alive):
+            if os.path.exists(path):
+                os.rmdir(path)
+        verifiers.close_idle_sandboxes()
 
 
 def test_a_compiled_program_reuses_a_warm_sandbox_and_its_build_is_gone() -> None:

@@ -206,6 +206,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         #: Programs waiting for a sandbox being reset, by key: no more than are resetting.
         self._waiters: dict[_WarmKey, list[asyncio.Future[None]]] = {}
         self._shutdown_hook = False
+        #: Whether this runtime removed the program directories of dead processes yet.
+        self._tidied = False
         #: Counters of the warm pool: started, reused, discarded (with reasons in the log).
         self.warm_stats = {"started": 0, "reused": 0, "discarded": 0}
 
@@ -666,7 +668,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             ids = {"sandbox": self.sandbox_uid}
         group = self._group(program, limits) if mode == "root" else None
         # A warm sandbox's program directory: bound read-only, filled per program by the host.
-        program_dir = _program_directory() if warm else None
+        program_dir = _program_directory(tidy=not self._tidied) if warm else None
+        self._tidied = self._tidied or warm
         try:
             session = await self._start_with(
                 program, limits, mode, program_uid, ids, group, program_dir
@@ -776,8 +779,11 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                         ) from err
                 self._map_user_namespace(pid, sorted(set(ids.values())))
                 os.write(block_w, b"1")
-        except SandboxError:
+        except SandboxError as err:
             await conn.kill()
+            said = await _stderr_excerpt(proc)
+            if said:
+                raise SandboxError(f"{err}; bubblewrap said: {said}") from None
             raise
         finally:
             if block_w >= 0:
@@ -877,13 +883,46 @@ def _warm_eligible(program: Program) -> bool:
     return size + sum(len(c) for c in program.work_files.values()) <= WARM_MAX_FILE_BYTES
 
 
-def _program_directory() -> str:
-    """A host directory for a warm sandbox's program files (memory-backed when possible)."""
+async def _stderr_excerpt(proc: asyncio.subprocess.Process, limit: int = 600) -> str:
+    """What a sandbox that failed to start wrote on stderr (bounded, briefly awaited)."""
+    if proc.stderr is None:
+        return ""
+    try:
+        data = await asyncio.wait_for(proc.stderr.read(limit), 1.0)
+    except (asyncio.TimeoutError, OSError, ValueError):
+        return ""
+    return data.decode("utf-8", "replace").strip()
+
+
+_PROGRAM_DIR_PREFIX = "verifiers-program-"
+
+
+def _program_directory(tidy: bool) -> str:
+    """A host directory for a warm sandbox's program files (memory-backed when possible).
+
+    Its name carries this process's pid; with ``tidy``, directories of processes that
+    died without removing theirs (killed, say) are removed first.
+    """
     shm = "/dev/shm"
-    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
-    directory = tempfile.mkdtemp(prefix="verifiers-program-", dir=base)
+    base = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else tempfile.gettempdir()
+    if tidy:
+        _remove_stale_program_directories(base)
+    directory = tempfile.mkdtemp(prefix=f"{_PROGRAM_DIR_PREFIX}{os.getpid()}-", dir=base)
     os.chmod(directory, 0o755)  # the sandbox's uids read it; only the host writes it
     return directory
+
+
+def _remove_stale_program_directories(base: str) -> None:
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(_PROGRAM_DIR_PREFIX):
+            continue
+        owner = entry.name[len(_PROGRAM_DIR_PREFIX) :].split("-", 1)[0]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _ancestors(paths: set[str]) -> set[str]:
