@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from .conftest import need
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -107,3 +110,32 @@ def test_time_budgets_bench_measures_both_policies(tmp_path: Path) -> None:
         ("partial", "one looping"),
     ]
     assert all(r["budgets_s"] > 0 and r["no_budgets_s"] > 0 for r in report)
+
+
+def test_judge_channel_bench_measures_both_languages(tmp_path: Path) -> None:
+    need(shutil.which("node") is not None, "node is not installed")
+    out = tmp_path / "channel.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "judge_channel.py"),
+            "--calls",
+            "40",
+            "--repeat",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["calls"] == 40
+    seen = {(r["language"], r["payload"]) for r in report["rows"]}
+    assert seen == {
+        (lang, p) for lang in ("python", "javascript") for p in ("2 ints", "1000-int list")
+    }
+    assert all(r["judged_us"] >= 0 and r["local_us"] > 0 for r in report["rows"])

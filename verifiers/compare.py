@@ -169,7 +169,10 @@ def _json_key(key: Any) -> Any:
     if key is None:
         return "null"
     if isinstance(key, int | float):
-        return str(key)
+        try:
+            return str(key)
+        except ValueError:  # an integer past Python's decimal limit: no JSON key is equal
+            return key
     return key
 
 
@@ -192,7 +195,10 @@ def _eq(e: Any, a: Any, opts: CompareOptions, depth: int) -> bool:
         # bool is an int, so True == 1 as in Python: reference checkers used ==.
         if isinstance(e, int) and isinstance(a, int):
             return bool(e == a)
-        return numbers_close(float(e), float(a), opts)
+        try:
+            return numbers_close(float(e), float(a), opts)
+        except OverflowError:  # an integer beyond every float is close to no float
+            return False
     if isinstance(e, str) and isinstance(a, str):
         return e == a if opts.case_sensitive else e.casefold() == a.casefold()
     if isinstance(e, list | tuple) and isinstance(a, list | tuple):

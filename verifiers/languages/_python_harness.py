@@ -131,6 +131,12 @@ def receive() -> dict[str, Any]:
 
 _PLAIN = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _MUTABLE = (list, dict, set, bytearray)
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
+def _is_deque(v: Any) -> bool:
+    t = type(v)
+    return t.__module__ == "collections" and t.__name__ == "deque"
 
 
 def _numpy() -> Any:
@@ -196,6 +202,8 @@ class Codec:
             nodes += 1
             if nodes > MAX_NODES:
                 raise ValueError("the value is too large to send")
+            if type(v) in _SCALARS:
+                continue
             base = _base(v)
             if base is None and not self._trusted(v):
                 continue
@@ -221,6 +229,31 @@ class Codec:
         budget: list[int],
         depth: int,
     ) -> Any:
+        # Exact scalars in a function of their own: they are most of any value, never shared
+        # or tracked, and this small frame costs a fraction of the one below.
+        t = type(v)
+        if (
+            (t is int and -(2**53) < v < 2**53)
+            or t is str
+            or t is bool
+            or v is None
+            or (t is float and math.isfinite(v))
+        ):
+            budget[0] -= 1
+            if budget[0] < 0 or depth > MAX_DEPTH:
+                raise ValueError("the value is too large or too deeply nested to send")
+            return v
+        return self._encode_other(v, ids, shared, track, budget, depth)
+
+    def _encode_other(
+        self,
+        v: Any,
+        ids: dict[int, int],
+        shared: set[int] | None,
+        track: dict[int, Any] | None,
+        budget: list[int],
+        depth: int,
+    ) -> Any:
         budget[0] -= 1
         if budget[0] < 0 or depth > MAX_DEPTH:
             raise ValueError("the value is too large or too deeply nested to send")
@@ -236,7 +269,7 @@ class Codec:
             self.suspects.add(f"{type(v).__module__}.{type(v).__qualname__}")
 
         def own_id(tag: dict[str, Any]) -> dict[str, Any]:
-            if (track is not None and isinstance(v, _MUTABLE)) or (
+            if (track is not None and (isinstance(v, _MUTABLE) or _is_deque(v))) or (
                 shared is not None and id(v) in shared
             ):
                 ids[id(v)] = len(ids)
@@ -371,6 +404,12 @@ class Codec:
             return [self._decode(x, ids, budget, depth + 1) for x in d]
         if type(d) is not dict:
             raise ValueError(f"unexpected {type(d).__name__} in a value")
+        return self._decode_tagged(d, ids, budget, depth)
+
+    def _decode_tagged(
+        self, d: dict[str, Any], ids: dict[int, Any], budget: list[int], depth: int
+    ) -> Any:
+        """A tagged value (the closures below make this frame dear: scalars never come here)."""
 
         def each(items: Any) -> list[Any]:
             if type(items) is not list:
@@ -546,10 +585,25 @@ def _dict_kind(v: Any) -> str:
         return "OrderedDict"
     if t is collections.defaultdict:
         factory = v.default_factory
-        if factory in (int, list, set, dict, str, float, tuple):
-            return f"defaultdict:{factory.__name__}"
+        for name, known in _FACTORIES.items():
+            if factory is known:
+                return f"defaultdict:{name}"
         return "defaultdict"
     return ""
+
+
+#: The default factories a defaultdict crosses the channel with, by name. The name is the
+#: sender's data: looking it up anywhere else (``builtins``) would let the program choose a
+#: callable that the tests then call (``exit``, whose SystemExit(0) once passed a test).
+_FACTORIES: dict[str, type] = {
+    "int": int,
+    "list": list,
+    "set": set,
+    "dict": dict,
+    "str": str,
+    "float": float,
+    "tuple": tuple,
+}
 
 
 def _new_dict(kind: Any) -> dict[Any, Any]:
@@ -560,9 +614,7 @@ def _new_dict(kind: Any) -> dict[Any, Any]:
     if kind == "OrderedDict":
         return collections.OrderedDict()
     if isinstance(kind, str) and kind.startswith("defaultdict"):
-        name = kind.partition(":")[2]
-        factory = getattr(builtins, name, None) if name else None
-        return collections.defaultdict(factory)
+        return collections.defaultdict(_FACTORIES.get(kind.partition(":")[2]))
     return {}
 
 
@@ -903,7 +955,7 @@ def _exit_code(exc: SystemExit) -> int:
     if code is None:
         return 0
     if isinstance(code, int):
-        return code
+        return int(code)  # unittest.main exits with a bool
     try:
         sys.stderr.write(f"{code}\n")
     except Exception:
@@ -1427,7 +1479,7 @@ class PreparedTests:
             except (SyntaxError, ValueError):
                 self.prompt_code = None
         self.free = _free_names(test_source)
-        self.direct = _directly_tested(test_source)
+        self.modules = _module_names(test_source)
 
 
 def _free_names(source: str) -> set[str]:
@@ -1450,20 +1502,63 @@ def _free_names(source: str) -> set[str]:
     return used - defined
 
 
-def _directly_tested(source: str) -> set[str]:
-    """Names called right in an assert: ``assert f(x) == y``, ``assert f(x)``."""
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Assert):
-            continue
-        test = node.test
-        parts = [test.left, *test.comparators] if isinstance(test, ast.Compare) else [test]
-        if isinstance(test, ast.UnaryOp):
-            parts = [test.operand]
-        for part in parts:
-            if isinstance(part, ast.Call) and isinstance(part.func, ast.Name):
-                out.add(part.func.id)
-    return out
+def _module_names(source: str) -> set[str]:
+    """Names the code uses only as ``name.attribute``: never called, assigned or passed on."""
+    bases: set[str] = set()
+    other: set[str] = set()
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            bases.add(node.value.id)
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and not (
+                isinstance(node, ast.Attribute) and node.value is child
+            ):
+                other.add(child.id)
+    return bases - other
+
+
+def _called(node: ast.AST) -> set[str]:
+    """Names called as functions anywhere under ``node`` (``f(x)``, not ``obj.f(x)``)."""
+    return {
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+
+
+_UNDER_TEST: dict[str, frozenset[str]] = {}
+
+
+def _under_test(source: str) -> frozenset[str]:
+    """The names an assert-style task tests when its function is named like a builtin.
+
+    They are the names every assert calls (the task's function; a helper such as ``abs`` or
+    ``set`` wraps some asserts only), and of those, the ones whose calls take no call of
+    another such name as an argument: in ``assert abs(max(xs) - 1.5) < 1e-9`` that is
+    ``max``, never ``abs``, whose result alone would decide the assert.
+    """
+    found = _UNDER_TEST.get(source)
+    if found is not None:
+        return found
+    try:
+        asserts = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Assert)]
+    except (SyntaxError, ValueError, RecursionError):
+        asserts = []
+    common = set.intersection(*(_called(a.test) for a in asserts)) if asserts else set()
+    inner = set(common)
+    for a in asserts:
+        for n in ast.walk(a.test):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in common:
+                inside = set().union(*(_called(x) for x in [*n.args, *n.keywords]))
+                if inside & (common - {n.func.id}):
+                    inner.discard(n.func.id)
+    found = frozenset(inner)
+    if len(_UNDER_TEST) >= 1024:
+        _UNDER_TEST.clear()
+    _UNDER_TEST[source] = found
+    return found
 
 
 # Compiled tests by source. The agent fills it before forking judges (see ``judge_prepare``),
@@ -1507,7 +1602,9 @@ def judge_prepare(argv: list[str]) -> int:
     bounds = [int(a) for a in argv]
     for offset, length in zip(bounds[::2], bounds[1::2], strict=False):
         try:
-            _prepared(*_assert_source(spec, _judge_case(offset, length)))
+            source = _assert_source(spec, _judge_case(offset, length))
+            _prepared(*source)
+            _under_test(spec.get("tested") or source[0])
         except SyntaxError:
             pass
     return 0
@@ -1625,7 +1722,14 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
         return failure
     names = _program_names(hello)
     _JUDGE.note_signs(hello)
-    ns: dict[str, Any] = {"__name__": "__tests__", "__builtins__": builtins}
+    # The tests run as the judge's __main__, as a test script run by itself would:
+    # ``if __name__ == "__main__": unittest.main()`` runs them, and unittest.main() finds
+    # their TestCase classes (under another name it ran no test and exited 0, a pass).
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"] = main
+    sys.argv = ["tests"]  # the agent's own arguments are none of the tests' business
+    ns: dict[str, Any] = main.__dict__
+    ns["__builtins__"] = builtins
     if prepared.prelude_code is not None:
         exec(prepared.prelude_code, ns)
         _JUDGE.trusted = {k: v for k, v in ns.items() if isinstance(v, type)}
@@ -1637,8 +1741,9 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
         except Exception:
             pass
         trusted_names = set(ns) - {entry_point}
-    for name in _proxied(prepared, names, trusted_names, entry_point):
-        ns[name] = _binding(name, names[name])
+    under_test = _under_test(spec.get("tested") or test_source)
+    for name in _proxied(prepared.free, names, trusted_names, entry_point, under_test):
+        ns[name] = _binding(name, names[name], prepared.modules)
     ns.update(HELPERS)
     try:
         exec(prepared.test_code, ns)
@@ -1664,38 +1769,47 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
 
 
 def _proxied(
-    prepared: PreparedTests, names: dict[str, str], trusted: set[str], entry_point: Any
+    free: set[str],
+    names: dict[str, str],
+    trusted: set[str],
+    entry_point: Any,
+    under_test: frozenset[str],
 ) -> list[str]:
     """The program's names the tests use: read by them, defined by the program, not trusted.
 
     Trusted definitions (the prelude, the prompt) win. A name that is also a builtin is the
-    program's only as the entry point, or when no other name of the program is tested and
-    an assert calls it directly (MBPP's ``sum``); otherwise the builtin stays the real one.
+    program's only as the entry point, or, in a task without one whose tests call no other
+    name of the program, as the function under test (MBPP's ``sum``: see ``_under_test``).
+    Every other builtin the tests use stays the real one: a program's ``abs`` returning 0
+    would otherwise decide ``assert abs(f(x) - y) < 1e-6``.
     """
-    wanted = {n for n in prepared.free if n in names and n not in trusted}
-    if isinstance(entry_point, str) and entry_point in names:
-        wanted.add(entry_point)
+    wanted = {n for n in free if n in names and n not in trusted}
     plain = {n for n in wanted if not hasattr(builtins, n)}
-    shadowing = {n for n in wanted - plain if n in prepared.direct}
-    if entry_point in wanted:
-        plain.add(entry_point)
-    if plain - {entry_point}:
+    if isinstance(entry_point, str) and entry_point:
+        return sorted(plain | ({entry_point} if entry_point in names else set()))
+    if plain:
         return sorted(plain)
-    return sorted(plain | shadowing)
+    return sorted(n for n in wanted if n in under_test and names[n] in ("function", "class"))
 
 
-def _binding(name: str, kind: str) -> Any:
+def _binding(name: str, kind: str, modules: set[str]) -> Any:
     """What a name of the program is in the tests' namespace.
 
-    A function or class: a proxy that calls the program. A module the program imported:
-    the judge's own import of the same module (real, untouched). Any other value: its data,
-    fetched once.
+    A function or class: a proxy that calls the program. A module the program imported, or
+    a standard-library module's name that the tests use as a module (``math.isclose``,
+    whatever the program bound to it): the judge's own import of that module (real,
+    untouched). Any other value: its data, fetched once.
     """
-    if kind.startswith("module:"):
+    module = ""
+    if name in modules and name in getattr(sys, "stdlib_module_names", ()):
+        module = name
+    elif kind.startswith("module:"):
+        module = kind.partition(":")[2]
+    if module:
         import importlib
 
         try:
-            return importlib.import_module(kind.partition(":")[2])
+            return importlib.import_module(module)
         except Exception:
             return _JUDGE.named(name, "value")
     remote = _JUDGE.named(name, kind)
@@ -1729,9 +1843,10 @@ def _judge_value(spec: dict[str, Any], case: Any, mode: str) -> dict[str, Any]:
             value = target(*case)
         else:
             ns: dict[str, Any] = {"__builtins__": builtins}
-            for name in _free_names(case):
-                if name in names:
-                    ns[name] = _binding(name, names[name])
+            free = _free_names(case)
+            modules = _module_names(case)
+            for name in _proxied(free, names, set(), None, _under_test(f"assert {case}")):
+                ns[name] = _binding(name, names[name], modules)
             value = eval(compile(case, "<test>", "eval"), ns)
     except ProgramGone:
         raise

@@ -10,6 +10,7 @@ build step; a ``SyntaxError`` Node finds when loading code tree-sitter accepted
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 import tree_sitter
@@ -26,7 +27,7 @@ from verifiers.languages.common import (
     verdict_record,
 )
 from verifiers.limits import Limits
-from verifiers.parsing import grammar
+from verifiers.parsing import TREE_SITTER_LIMIT, grammar, tree_sitter_check
 from verifiers.program import ImageRecipe, ProcessResult, Program, ProgramTest, Step
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status
@@ -111,10 +112,12 @@ class JavaScriptLanguage(TreeSitterLanguage):
             files["solution.js"] = code.encode("utf-8", errors="surrogateescape")
             files["harness.js"] = self._harness
             names = ",".join(top_level_names(code))
+            helpers, trusted = trusted_helpers(spec.declaration or spec.prompt)
+            judge_input = {"test": spec.test, "helpers": helpers, "trusted": trusted}
             judge = Step(
                 argv=("{node}", heap, "{program_dir}/harness.js", "judge"),
                 limits=limits.judge_limits(),
-                stdin=json.dumps({"test": spec.test}).encode("utf-8", errors="surrogateescape"),
+                stdin=json.dumps(judge_input).encode("utf-8", errors="surrogateescape"),
             )
             step = Step(
                 argv=(
@@ -156,6 +159,29 @@ class JavaScriptLanguage(TreeSitterLanguage):
             message = str(verdict.get("traceback") or verdict.get("message") or "SyntaxError")
             return TestOutcome(Status.COMPILE_ERROR, message, fatal=True)
         return judge_verdict(proc, verdict)
+
+
+#: Where a top-level declaration starts in a HumanEval-X declaration.
+_TOP_DECLARATION = re.compile(r"^(?:const|let|var|function|class|async function)\b", re.MULTILINE)
+
+
+def trusted_helpers(declaration: str | None) -> tuple[str, list[str]]:
+    """The helpers a HumanEval-X declaration (or prompt) defines before its entry point.
+
+    The tests of some tasks call them (``encodeCyclic`` to make the input of
+    ``decodeCyclic``, ``poly`` to check ``findZero``'s root): the judge runs this trusted
+    copy itself, so that a program's own ``encodeCyclic = (s) => s`` never decides a test.
+    The entry point's declaration is the last one, left open for the program to complete.
+    """
+    if not declaration:
+        return "", []
+    starts = [m.start() for m in _TOP_DECLARATION.finditer(declaration)]
+    if len(starts) < 2:
+        return "", []
+    helpers = declaration[: starts[-1]]
+    if len(helpers) > TREE_SITTER_LIMIT or tree_sitter_check(JavaScriptLanguage.grammar, helpers):
+        return "", []
+    return helpers, top_level_names(helpers)
 
 
 def top_level_names(code: str) -> list[str]:

@@ -354,8 +354,9 @@ class PythonLanguage:
             payloads = [None] * len(selected)
         elif isinstance(spec, AssertListTests):
             prelude = spec.prelude
-            judge_spec.update(mode="assert", prelude=spec.prelude)
             head = "\n".join([*spec.imports, spec.setup or ""])
+            # Every assert of the task decides which builtin-named function it tests.
+            judge_spec.update(mode="assert", prelude=spec.prelude, tested="\n".join(spec.asserts))
             payloads = [f"{head}\n{spec.asserts[i]}\n" for i in selected]
         else:  # pragma: no cover - parse_tests only returns the kinds above
             raise SpecError("tests", f"python cannot run {type(spec).__name__}")
@@ -503,11 +504,12 @@ class PythonLanguage:
         if syntax is not None:
             # The parser here accepted the code, so the compiler rejected it
             # ('return' outside a function, say): a compile error of the program.
+            # Read as data a program may have written itself: every field bounded.
             issue = SyntaxIssue(
-                line=int(syntax.get("line") or 1),
-                column=int(syntax.get("column") or 1),
-                message=str(syntax.get("message", "invalid syntax")),
-                text=str(syntax.get("text", "")),
+                line=_position(syntax.get("line")),
+                column=_position(syntax.get("column")),
+                message=str(syntax.get("message", "invalid syntax"))[:2000],
+                text=str(syntax.get("text", ""))[:500],
                 native=str(syntax.get("native") or "")[-2000:],
             )
             return TestOutcome(Status.COMPILE_ERROR, issue.describe(), fatal=True)
@@ -576,6 +578,11 @@ def _check_trusted(source: str, field: str) -> None:
         raise SpecError(
             field, f"the test code does not parse: {err.msg} (line {err.lineno})"
         ) from None
+
+
+def _position(value: Any) -> int:
+    """A line or column of a record: a positive integer of sensible size, else 1."""
+    return value if type(value) is int and 0 < value < 1 << 31 else 1
 
 
 def _error_text(error: dict[str, Any]) -> str:

@@ -101,6 +101,8 @@ STACK_CAP = 8 * 1024 * 1024
 #: host holds a bounded amount per test, whatever the program prints.
 STDERR_KEEP = 64 * 1024
 CHANNEL_KEEP = 1 << 20
+#: How long a judged program may take to exit by itself once its judge has ended.
+PROGRAM_EXIT_GRACE_S = 0.2
 #: A judge's own stderr (trusted test code printing), kept for diagnostics.
 JUDGE_STDERR_KEEP = 16 * 1024
 #: Where the sandbox's memory group can be read: the local runtime binds it there; in a
@@ -846,6 +848,14 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         collect(wait if not killed else 0.01)
         reap()
     wall = time.monotonic() - started
+    if judge_pid is not None and pid not in status and not killed:
+        # The judge is done, so the program's channel has ended and it is exiting by itself:
+        # waiting a moment for that spares the killers' forks (each a round trip through the
+        # scheduler, many milliseconds on a busy machine). One that lingers is killed below.
+        grace = min(time.monotonic() + PROGRAM_EXIT_GRACE_S, deadline)
+        while pid not in status and time.monotonic() < grace:
+            collect(0.005)
+            reap()
     # The test is over: everything it left behind goes, the program included.
     if pid not in status:
         kill_run()

@@ -242,6 +242,9 @@ class AgentConnection:
         except (asyncio.IncompleteReadError, asyncio.TimeoutError, ConnectionError) as err:
             await self.kill()
             detail = self.diagnostics() or type(err).__name__
+            code = self.proc.returncode if self.proc is not None else None
+            if code is not None:
+                detail += f" (exit status {code})"
             raise SandboxError(f"the sandbox did not start: {detail}") from None
         if header.get("event") != "ready":
             await self.kill()
