@@ -241,6 +241,10 @@ class ProcessResult:
             included) ran out during the run and the kernel killed a process.
         check: What the step's checker or interactor did (None: it has none, or a checker
             was not run because the program did not end cleanly).
+        run_delay_s: For a run that timed out, how long its main thread had waited for a
+            CPU while runnable (the kernel's schedstat), when the kernel says.
+        budget_cut: The program's time budget ran out during the run and stopped it
+            before its own time limit.
     """
 
     exit_code: int | None
@@ -264,6 +268,8 @@ class ProcessResult:
     judge_signal: int | None = None
     oom_killed: bool = False
     check: CheckResult | None = None
+    run_delay_s: float | None = None
+    budget_cut: bool = False
 
 
 @dataclass(frozen=True)
