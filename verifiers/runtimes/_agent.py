@@ -1023,8 +1023,10 @@ def run(
     order: list[int] = []
 
     def reap() -> None:
-        # An interactor first: of two ended in one pass, it is the likelier first.
-        for p in (judge_pid, pid) if interactor is not None else (pid, judge_pid):
+        # Of two ended in one pass, the program is taken first: an interactor that meets
+        # the end of a crashed program's output ends after it. (A program that dies of
+        # SIGPIPE ended after its interactor: the host reads that from the signal.)
+        for p in (pid, judge_pid):
             if p is None or p <= 0 or p in status:
                 continue
             try:
