@@ -770,10 +770,14 @@ JAVA_HOSTILE = _battery(
             f'        new ProcessBuilder("setsid", "sh", "-c", "{_DAEMON}").start();\n'
             '        System.out.println("ok");\n'
         ),
+        # kill(-1) as Java has it: every process it can see but itself.
         "signal_others": _java(
-            '        boolean hit = run("kill", "-9", "@@HOST_PID@@");\n'
-            '        run("kill", "-9", "-1");\n' + _JAVA_VERDICT
-        ).replace("public static void main", _JAVA_RUN.strip() + "\n\n    public static void main"),
+            "        boolean hit = ProcessHandle.of(@@HOST_PID@@)"
+            ".map(ProcessHandle::destroyForcibly).orElse(false);\n"
+            "        long self = ProcessHandle.current().pid();\n"
+            "        ProcessHandle.allProcesses().filter(p -> p.pid() != self)"
+            ".forEach(ProcessHandle::destroyForcibly);\n" + _JAVA_VERDICT
+        ),
         "network_local": _JAVA_CONNECT.replace("PORT", "@@PORT@@").replace("ADDR", "127.0.0.1"),
         "network_outside": _JAVA_CONNECT.replace("PORT", "80").replace("ADDR", "1.1.1.1"),
         "secret_env": _java(
