@@ -41,6 +41,7 @@ def test_public_surface() -> None:
         "memory_limit",
         "output_limit",
         "sandbox_error",
+        "not_run",
     ]
 
 

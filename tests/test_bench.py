@@ -88,6 +88,30 @@ def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
         assert r["syntax_ms"]["median"] > 0 and r["verify_ms"]["median"] > 0
 
 
+def test_time_budgets_bench_measures_both_policies(tmp_path: Path) -> None:
+    out = tmp_path / "budgets.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "time_budgets.py"),
+            *("--tests", "3", "--group", "2", "--timeout", "0.5", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert [(r["policy"], r["group"]) for r in report] == [
+        ("binary", "all correct"),
+        ("binary", "one looping"),
+        ("partial", "all correct"),
+        ("partial", "one looping"),
+    ]
+    assert all(r["budgets_s"] > 0 and r["no_budgets_s"] > 0 for r in report)
+
+
 def test_judge_channel_bench_measures_both_languages(tmp_path: Path) -> None:
     need(shutil.which("node") is not None, "node is not installed")
     out = tmp_path / "channel.json"

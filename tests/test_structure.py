@@ -17,7 +17,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "verifiers"
 #: Floors from the bottom; a module imports only from its own floor or below. A name ending
 #: in ``.*`` covers a package's modules.
 FLOORS: list[tuple[str, ...]] = [
-    ("verifiers.errors", "verifiers.keys", "verifiers.limits", "verifiers.results"),
+    (
+        "verifiers.errors",
+        "verifiers.jsonio",
+        "verifiers.keys",
+        "verifiers.limits",
+        "verifiers.results",
+    ),
     ("verifiers._async", "verifiers.registry", "verifiers.program", "verifiers.specs"),
     (
         "verifiers.compare",

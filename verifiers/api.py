@@ -25,7 +25,15 @@ LimitsArg = Limits | Mapping[str, Any] | None
 CompareArg = CompareOptions | Mapping[str, Any] | None
 PolicyArg = str | Policy | None
 #: The options a batch item may set for itself, over the batch's.
-ITEM_OPTIONS = ("policy", "limits", "compare", "max_tests", "extraction", "max_completion_chars")
+ITEM_OPTIONS = (
+    "policy",
+    "limits",
+    "compare",
+    "max_tests",
+    "extraction",
+    "max_completion_chars",
+    "stop_on_failure",
+)
 
 
 def resolve_runtime(runtime: RuntimeArg) -> AnyRuntime:
@@ -49,6 +57,7 @@ def get_verifier(
     max_tests: int | None = None,
     extraction: Mode = "auto",
     max_completion_chars: int = MAX_COMPLETION_CHARS,
+    stop_on_failure: bool | None = None,
 ) -> CodeVerifier:
     """A verifier for one language on one runtime (satisfies :class:`~verifiers.Verifier`).
 
@@ -61,6 +70,7 @@ def get_verifier(
         max_tests: Default cap on the number of tests run.
         extraction: Default extraction mode (see :func:`score`).
         max_completion_chars: Default size cap of completions (see :func:`score`).
+        stop_on_failure: Default early stop (see :func:`score`).
 
     Raises:
         UnknownNameError: The language or runtime is not registered.
@@ -75,6 +85,7 @@ def get_verifier(
             max_tests,
             extraction=extraction,
             max_completion_chars=max_completion_chars,
+            stop_on_failure=stop_on_failure,
         ),
     )
 
@@ -93,6 +104,7 @@ async def ascore(
     cache: ResultCache | None = None,
     extraction: Mode = "auto",
     max_completion_chars: int = MAX_COMPLETION_CHARS,
+    stop_on_failure: bool | None = None,
 ) -> Result:
     """Verify one completion against tests (async). See :func:`score`."""
     verifier = CodeVerifier(
@@ -106,6 +118,7 @@ async def ascore(
             select,
             extraction=extraction,
             max_completion_chars=max_completion_chars,
+            stop_on_failure=stop_on_failure,
         ),
     )
     return await verifier.ascore(completion, tests, cache=cache)
@@ -125,6 +138,7 @@ def score(
     cache: ResultCache | None = None,
     extraction: Mode = "auto",
     max_completion_chars: int = MAX_COMPLETION_CHARS,
+    stop_on_failure: bool | None = None,
 ) -> Result:
     """Verify one completion against tests.
 
@@ -147,6 +161,9 @@ def score(
             ``docs/extraction.md``.
         max_completion_chars: Longer completions are ``no_code`` at once (default
             1,000,000).
+        stop_on_failure: End the program's run at its first failing test, the rest
+            ``not_run``; None (the default) lets the policy decide: ``binary`` stops,
+            the others run on within the time budget (``Limits.budget_timeouts``).
 
     Returns:
         The typed :class:`~verifiers.Result`. Failures of the code are statuses.
@@ -170,6 +187,7 @@ def score(
             cache=cache,
             extraction=extraction,
             max_completion_chars=max_completion_chars,
+            stop_on_failure=stop_on_failure,
         )
     )
 
@@ -285,8 +303,8 @@ def score_batch(
     Args:
         items: Dicts (or models) with ``language``, ``completion`` and ``tests``, and
             optionally ``policy``, ``limits``, ``compare``, ``max_tests``, ``runtime``
-            overriding the batch-wide values, and ``extraction``, ``max_completion_chars``
-            (see :func:`score`).
+            overriding the batch-wide values, and ``extraction``, ``max_completion_chars``,
+            ``stop_on_failure`` (see :func:`score`).
         max_concurrency: Verifications at once (default: one per core).
         policy: Default scoring policy.
         limits: Default limits.

@@ -58,6 +58,7 @@ class Case:
     tests: Any
     expected: Status
     limits: Limits = field(default_factory=lambda: Limits(timeout_s=2, memory_mb=256))
+    #: Tests that pass when every test runs (``stop_on_failure=False``), when it matters.
     passed: int | None = None
 
 

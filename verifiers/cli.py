@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import json
 import platform
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from verifiers import api, registry
+from verifiers import api, jsonio, registry
 from verifiers.errors import SpecError, VerifierError
 from verifiers.eval.cli import register as register_eval_commands
 from verifiers.program import ToolchainSpec
@@ -51,7 +50,7 @@ def write_results(path: Path, records: Iterator[dict[str, Any]]) -> None:
     if not is_parquet(path):
         with open(path, "w", encoding="utf-8") as f:
             for record in records:
-                f.write(json.dumps(record, ensure_ascii=False) + "\n")
+                f.write(jsonio.dumps(record, ensure_ascii=False) + "\n")
         return
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -69,7 +68,7 @@ def write_results(path: Path, records: Iterator[dict[str, Any]]) -> None:
             "infra_error": r["infra_error"],
             "duration_s": r["duration_s"],
             "feedback": r["feedback"],
-            "result_json": json.dumps(r, ensure_ascii=False),
+            "result_json": jsonio.dumps(r, ensure_ascii=False),
         }
         for r in records
     ]

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,13 +30,27 @@ from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError
 from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
+from verifiers.jsonio import big_ints, check_depth
 from verifiers.keys import SDK_VERSION, content_key, json_key
 from verifiers.limits import Limits
 from verifiers.program import ProcessResult, Program, ProgramTest
-from verifiers.protocols import CodeCheck, DelegatingRuntime, Language, Runtime, TestOutcome
+from verifiers.protocols import (
+    CodeCheck,
+    DelegatingRuntime,
+    Language,
+    Runtime,
+    Session,
+    TestOutcome,
+)
 from verifiers.result_cache import UNCACHED, ResultCache
 from verifiers.results import Result, Status, StepResult, TestResult, excerpt
-from verifiers.scoring import Policy, assemble, resolve_policy, select_tests
+from verifiers.scoring import (
+    Policy,
+    assemble,
+    resolve_policy,
+    select_tests,
+    stops_at_first_failure,
+)
 from verifiers.specs import CompareOptions, TestSpec
 
 log = logging.getLogger("verifiers")
@@ -48,6 +63,11 @@ TEST_BATCH = 64
 MAX_ARTEFACT_BYTES = 256 * 1024 * 1024
 #: What an infrastructure fault says in results.
 INFRA_PREFIX = "Infrastructure error (not the program's fault): "
+#: A timed-out run whose main thread waited for a CPU this share of its wall time or more
+#: ran on a saturated host: it was starved, not slow, and is run again.
+SATURATED_WAIT_SHARE = 0.25
+#: Tests of one program run again after a starved timeout (the first such ones).
+MAX_RERUNS = 1
 
 #: Called with a test's index and its outcome as each test is judged.
 Observer = Callable[[int, TestOutcome], None]
@@ -55,6 +75,30 @@ M = TypeVar("M", bound=BaseModel)
 
 
 # --- options ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Files a program starts with in its work directory, and files read back after its tests.
+
+    SandboxFusion's ``files`` and ``fetch_files`` (the service's ``/run_code``). Paths are
+    relative to the work directory (``fetch`` may also name a file under ``/tmp``); a file
+    to fetch that is missing, not a regular file the program wrote, or over what is left
+    of ``max_fetch_bytes`` is left out of ``fetched`` (and named in ``skipped``).
+
+    Attributes:
+        files: Contents by relative path, written before the program runs.
+        fetch: Paths to read back after the tests.
+        max_fetch_bytes: The most bytes read back in all.
+        fetched: Filled after the tests: contents by path, as asked.
+        skipped: Filled after the tests: the paths not read back, and why.
+    """
+
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    fetch: tuple[str, ...] = ()
+    max_fetch_bytes: int = 16 * 1024 * 1024
+    fetched: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    skipped: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +117,10 @@ class Options:
         extraction: How code is found without a usable fenced block: ``auto`` (code
             inside prose), ``from_def`` or ``whole`` (see ``docs/extraction.md``).
         max_completion_chars: Longer completions are ``no_code`` without being read.
+        stop_on_failure: End a program's run at its first failing test (the rest are
+            ``not_run``); None lets the policy decide (``binary`` does). A run that goes on
+            past failures has a time budget instead (``Limits.budget_s``).
+        workspace: Files to give the program and to read back (the service's ``/run_code``).
     """
 
     policy: str | Policy | None = None
@@ -83,6 +131,8 @@ class Options:
     extract: bool = True
     extraction: Mode = "auto"
     max_completion_chars: int = MAX_COMPLETION_CHARS
+    stop_on_failure: bool | None = None
+    workspace: Workspace | None = None
 
 
 def as_model(cls: type[M], value: Any, field_name: str) -> M | None:
@@ -108,6 +158,8 @@ def make_options(
     extract: bool = True,
     extraction: str = "auto",
     max_completion_chars: int = MAX_COMPLETION_CHARS,
+    stop_on_failure: bool | None = None,
+    workspace: Workspace | None = None,
 ) -> Options:
     """Validated :class:`Options`: dicts become models, every value is checked.
 
@@ -132,6 +184,10 @@ def make_options(
         raise SpecError(
             "max_completion_chars", f"expected a positive integer, got {max_completion_chars!r}"
         )
+    if stop_on_failure is not None and not isinstance(stop_on_failure, bool):
+        raise SpecError("stop_on_failure", f"expected true, false or null, got {stop_on_failure!r}")
+    if workspace is not None and not isinstance(workspace, Workspace):
+        raise SpecError("workspace", f"expected a Workspace, got {type(workspace).__name__}")
     resolve_policy(policy)
     return Options(
         policy=policy,
@@ -142,6 +198,8 @@ def make_options(
         extract=extract,
         extraction=extraction,  # type: ignore[arg-type]  # checked above
         max_completion_chars=max_completion_chars,
+        stop_on_failure=stop_on_failure,
+        workspace=workspace,
     )
 
 
@@ -208,6 +266,8 @@ class Job:
             repr(self.options),
             *(cache.file_digest(path) for path in paths),
         )
+        # A workspace's fetched files live in the job's options, not in a result.
+        cacheable = cacheable and self.options.workspace is None
         return key if cacheable else UNCACHED + key
 
 
@@ -301,6 +361,7 @@ def test_result(
     index: int,
     outcome: TestOutcome,
     proc: ProcessResult | None = None,
+    rerun: bool = False,
 ) -> TestResult:
     """A :class:`TestResult` from a language's judgement and the raw run."""
     given, expected = language.describe_test(spec, index)
@@ -319,6 +380,7 @@ def test_result(
         expected_truncated=expected_cut,
         actual_truncated=actual_cut or bool(proc and proc.stdout_truncated),
         hack_suspected=outcome.hack or None,
+        rerun=rerun,
         **_proc_fields(proc),
     )
 
@@ -343,6 +405,37 @@ def step_result(command: list[str], proc: ProcessResult) -> StepResult:
         memory_mb=proc.max_rss_mb,
         timed_out=proc.timed_out,
     )
+
+
+async def fetch_files(session: Session, workspace: Workspace) -> None:
+    """Read ``workspace.fetch`` back from the sandbox into ``workspace.fetched``."""
+    left = workspace.max_fetch_bytes
+    for path in workspace.fetch:
+        where = path if path.startswith("/") else f"{{work_dir}}/{path}"
+        try:
+            data = await session.read_file(where, left, written=True)
+        except SandboxError as err:
+            workspace.skipped[path] = str(err).removeprefix("sandbox agent error: ")
+            continue
+        workspace.fetched[path] = data
+        left -= len(data)
+
+
+def host_saturated(proc: ProcessResult) -> bool:
+    """Whether a timed-out run was starved of CPU by a saturated host, not slow itself.
+
+    Measured by the run's wait for a CPU while runnable (``run_delay_s``, from the
+    kernel's schedstat): at least :data:`SATURATED_WAIT_SHARE` of its wall time. Where the
+    kernel does not say (gVisor), the host's one-minute load average at or above its CPU
+    count. A program that sleeps or blocks waits for no CPU, so it is never run again.
+    """
+    if proc.run_delay_s is not None:
+        return proc.run_delay_s >= SATURATED_WAIT_SHARE * proc.wall_s
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return load >= (os.cpu_count() or 1)
 
 
 _unavailable_logged: set[tuple[str, str, str]] = set()
@@ -386,13 +479,20 @@ class CodeVerifier:
         self.build_cache = build_cache if build_cache is not None else DEFAULT_CACHE
         self.name = language.name
         self._toolchain: str | None = None
+        # Reruns of starved tests go one at a time (see host_saturated).
+        self._rerun_lock = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"CodeVerifier({self.language.name!r}, runtime={self.runtime.name!r})"
 
     def parse_tests(self, tests: Any) -> TestSpec:
         """Recognise a test spec for this language (raises SpecError)."""
-        return self.language.parse_tests(tests)
+        with big_ints():  # expected values may be big integers (a factorial)
+            spec = self.language.parse_tests(tests)
+        too_deep = check_depth(spec)
+        if too_deep is not None:
+            raise SpecError("tests", f"a value is {too_deep}")
+        return spec
 
     def job(self, completion: str, tests: Any, **options: Any) -> Job:
         """A validated job: the tests parsed, the options (overriding the defaults) checked.
@@ -479,6 +579,16 @@ class CodeVerifier:
         ``observe`` is called with each test's index and the language's outcome for the
         tests that ran (differential testing reads the values a reference returned).
         """
+        with big_ints():  # expected and returned values may be big integers
+            return await self._verify(completion, spec, opts, observe)
+
+    async def _verify(
+        self,
+        completion: str,
+        spec: TestSpec,
+        opts: Options,
+        observe: Observer | None = None,
+    ) -> Result:
         started = time.perf_counter()
         lang = self.language
         policy_name, policy = resolve_policy(opts.policy)
@@ -588,6 +698,28 @@ class CodeVerifier:
             program, build_key=content_key(program.build_key, self.runtime.name, *identities)
         )
 
+    async def _rerun(
+        self,
+        session: Session,
+        test: ProgramTest,
+        spec: TestSpec,
+        opts: Options,
+        first: ProcessResult,
+    ) -> tuple[ProcessResult, TestOutcome]:
+        """Run a test that timed out on a saturated host once more, by itself."""
+        log.info(
+            "test %d timed out on a saturated host (waited %.2f s of %.2f s for a CPU): "
+            "running it again alone",
+            test.index,
+            first.run_delay_s or 0.0,
+            first.wall_s,
+        )
+        async with self._rerun_lock:
+            [proc] = await session.run_many([test.step])
+        outcome = self.language.interpret(test, spec, proc, opts.limits, opts.compare)
+        log.info("test %d run again: %s", test.index, outcome.status.value)
+        return proc, outcome
+
     async def _execute(
         self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None
     ) -> Ran:
@@ -626,7 +758,10 @@ class CodeVerifier:
         compare = opts.compare
         results: list[TestResult] = []
         compile_step: StepResult | None = None
-        budget_end = time.monotonic() + limits.total_timeout_s if limits.total_timeout_s else None
+        stop = opts.stop_on_failure
+        if stop is None:
+            stop = stops_at_first_failure(resolve_policy(opts.policy)[1])
+        budget = limits.budget_s(stop)
         if program.build is not None and cached is not None:
             # Built before: the artefacts go in as files and the build is skipped.
             compile_step = StepResult(command=list(program.build.argv), exit_code=0, cached=True)
@@ -635,6 +770,11 @@ class CodeVerifier:
                 build=None,
                 work_files={**program.work_files, **cached},
                 executables=program.executables | frozenset(cached),
+            )
+        workspace = opts.workspace
+        if workspace is not None and workspace.files:
+            program = dataclasses.replace(
+                program, work_files={**program.work_files, **workspace.files}
             )
         async with runtime.session(program, limits) as session:
             if program.build is not None:
@@ -658,28 +798,47 @@ class CodeVerifier:
                         },
                     )
                     self.build_cache.release(program.build_key)
+            # The budget's clock starts after the build: it bounds the tests.
+            budget_end = time.monotonic() + budget if budget is not None else None
             pending: list[ProgramTest] = list(program.tests)
+            reruns_left = MAX_RERUNS
+            ended = ""  # why the tests still pending are not run
             # The first test runs alone: a program-wide failure (a compile error found
             # while running it) then costs one run. The rest go in batches, one round
             # trip each.
             batch_size = 1
-            while pending:
+            while pending and not ended:
                 left = None if budget_end is None else budget_end - time.monotonic()
                 if left is not None and left <= 0:
-                    note = "not run: the program's total time budget was used up"
-                    results += [
-                        test_result(lang, spec, t.index, TestOutcome(Status.TIMEOUT, note))
-                        for t in pending
-                    ]
+                    ended = f"the program's time budget ({budget:g} s) was used up"
                     break
                 batch, pending = pending[:batch_size], pending[batch_size:]
-                procs = await session.run_many([t.step for t in batch], budget_s=left)
+                procs = await session.run_many(
+                    [t.step for t in batch], budget_s=left, stop_after_timeout=stop
+                )
                 pending = batch[len(procs) :] + pending
-                for test, proc in zip(batch, procs, strict=False):
+                for test, ran in zip(batch, procs, strict=False):
+                    proc = ran
                     outcome = lang.interpret(test, spec, proc, limits, compare)
+                    rerun = False
+                    if (
+                        reruns_left
+                        and outcome.status is Status.TIMEOUT
+                        and proc.timed_out
+                        and not proc.budget_cut
+                        and host_saturated(proc)
+                    ):
+                        reruns_left -= 1
+                        rerun = True
+                        proc, outcome = await self._rerun(session, test, spec, opts, proc)
+                        if budget_end is not None:
+                            budget_end += proc.wall_s  # the host's fault, not the program's
+                    if proc.budget_cut and outcome.status is Status.TIMEOUT:
+                        note = f"stopped when the program's time budget ({budget:g} s) ran out"
+                        outcome = dataclasses.replace(outcome, message=note)
                     if observe is not None:
                         observe(test.index, outcome)
-                    results.append(test_result(lang, spec, test.index, outcome, proc))
+                    results.append(test_result(lang, spec, test.index, outcome, proc, rerun))
                     if outcome.fatal:
                         done = {r.index for r in results}
                         results += [
@@ -690,5 +849,24 @@ class CodeVerifier:
                             if t.index not in done
                         ]
                         return results, outcome.status, outcome.message, compile_step
+                    if proc.budget_cut:
+                        ended = f"the program's time budget ({budget:g} s) was used up"
+                    elif stop and outcome.status is not Status.PASSED:
+                        ended = f"the run ended at the first failing test (test {test.index + 1})"
+                    if ended:
+                        # Tests of this batch that ran after it are reported as not run
+                        # too: a result never depends on how tests were batched.
+                        break
                 batch_size = TEST_BATCH
+            if ended:
+                done = {r.index for r in results}
+                results += [
+                    test_result(
+                        lang, spec, t.index, TestOutcome(Status.NOT_RUN, "not run: " + ended)
+                    )
+                    for t in program.tests
+                    if t.index not in done
+                ]
+            if workspace is not None and workspace.fetch:
+                await fetch_files(session, workspace)
         return results, None, "", compile_step

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
 from pydantic import BaseModel, ConfigDict
 
-from verifiers import registry
+from verifiers import jsonio, registry
 from verifiers._async import run_sync
 from verifiers.api import CompareArg, LimitsArg, RuntimeArg, resolve_runtime
 from verifiers.compare import describe_value
@@ -138,6 +139,16 @@ class _Reference:
 
     outputs: list[tuple[Any] | None]
     slowest_s: float
+
+
+def every_input(options: Options) -> Options:
+    """``options`` for a run whose every input counts: no early stop, no default budget.
+
+    Differential testing reads what each input gave; a test not run would be a
+    disagreement (or a reference output) that never existed.
+    """
+    limits = options.limits.model_copy(update={"budget_timeouts": None})
+    return dataclasses.replace(options, stop_on_failure=False, limits=limits)
 
 
 class _Pair:
@@ -438,7 +449,7 @@ def differential(
         fn_name,
         reference,
         candidate,
-        make_options(None, limits, compare, None),
+        every_input(make_options(None, limits, compare, None)),
         runtime,
         timeout_factor,
         min_timeout_s,
@@ -620,7 +631,7 @@ def augment_tests(
         raise SpecError("n", f"expected a positive integer, got {n!r}")
     verifier = CodeVerifier(registry.get_language(language), resolve_runtime(runtime))
     spec = verifier.parse_tests(tests)
-    options = make_options(None, limits, None, None)
+    options = every_input(make_options(None, limits, None, None))
     code = _reference_code(language, reference)
     if isinstance(spec, StdioTests):
         pair = _Pair(
@@ -702,12 +713,10 @@ def _check_line(call: str, expected: Any) -> str:
 
 def _extend(spec: TestSpec, fn_name: str, kept: list[tuple[Any, Any]], pair: _Pair) -> TestSpec:
     if isinstance(spec, CallTests):
-        import json
-
         inputs, outputs = list(spec.inputs), list(spec.outputs)
         for args, value in kept:
             try:  # call tests travel as JSON: keep only what survives it
-                json.dumps([list(args), value], allow_nan=False)
+                jsonio.dumps([list(args), value], allow_nan=False)
             except (TypeError, ValueError):
                 continue
             inputs.append(list(args))

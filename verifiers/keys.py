@@ -8,8 +8,9 @@ that differ in any part (even where one part ends and the next begins) never sha
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
+
+from verifiers.jsonio import dumps
 
 #: The SDK's version; every result cache key carries it.
 SDK_VERSION = "0.1.0"
@@ -31,4 +32,4 @@ def content_key(*parts: str | bytes | None) -> str:
 
 def json_key(value: Any) -> str:
     """The content key of a JSON-shaped value (dict keys in sorted order)."""
-    return content_key(json.dumps(value, sort_keys=True, default=repr))
+    return content_key(dumps(value, sort_keys=True, default=repr))

@@ -21,14 +21,18 @@ SANDBOX_OVERHEAD_PIDS = 32
 #: code range and cages about 550 MiB) and for builds. Programs of other runtimes get
 #: their ``memory_mb`` alone. Elsewhere it is unused.
 RUNTIME_RESERVE_MB = 1024
+#: The default time budget of a program that runs past failures, in units of ``timeout_s``.
+DEFAULT_BUDGET_TIMEOUTS = 2.0
 
 
 class Limits(BaseModel):
     """Resource limits for one program.
 
-    Per-test limits apply to every test run separately; ``total_timeout_s``
-    bounds the whole program (tests that cannot start inside the budget are
-    reported as ``timeout``).
+    Per-test limits apply to every test run separately; a time budget bounds the
+    whole program's tests: ``total_timeout_s`` when given, else, for programs whose run
+    does not end at their first failure (every policy but ``binary``),
+    ``budget_timeouts * timeout_s``. A test still running when the budget runs out is
+    stopped there (``timeout``); the tests after it are ``not_run`` and count as failed.
 
     Attributes:
         timeout_s: Wall-clock limit per test, in seconds.
@@ -43,7 +47,11 @@ class Limits(BaseModel):
         disk_mb: Size of the writable scratch space (working directory and /tmp).
         build_timeout_s: Wall-clock limit of a build (compile) step.
         build_memory_mb: Memory limit of a build step.
-        total_timeout_s: Optional wall-clock budget for all tests of one program.
+        total_timeout_s: Wall-clock budget for all tests of one program, whatever the
+            policy.
+        budget_timeouts: Without ``total_timeout_s``, the budget of a program that runs
+            past failures, in units of ``timeout_s`` (default 2: one looping test and
+            time for the rest); None for no default budget.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,12 +67,21 @@ class Limits(BaseModel):
     build_timeout_s: float = Field(default=60.0, gt=0, le=3600)
     build_memory_mb: int = Field(default=2048, ge=32, le=1024 * 1024)
     total_timeout_s: float | None = Field(default=None, gt=0)
+    budget_timeouts: float | None = Field(default=DEFAULT_BUDGET_TIMEOUTS, ge=1, le=10_000)
 
     @model_validator(mode="after")
     def _check(self) -> Limits:
         if self.total_timeout_s is not None and self.total_timeout_s < self.timeout_s:
             raise ValueError("total_timeout_s must be at least timeout_s")
         return self
+
+    def budget_s(self, stop_on_failure: bool) -> float | None:
+        """The time budget of a program's tests (None: unbounded), see the class docstring."""
+        if self.total_timeout_s is not None:
+            return self.total_timeout_s
+        if stop_on_failure or self.budget_timeouts is None:
+            return None
+        return self.budget_timeouts * self.timeout_s
 
     @property
     def effective_cpu_s(self) -> float:

@@ -20,15 +20,26 @@ from verifiers.errors import RuntimeUnavailableError
 
 @dataclass(frozen=True)
 class SyntaxIssue:
-    """A syntax error: where it is and what the parser says."""
+    """A syntax error: where it is and what the parser says.
+
+    ``native`` is the error as the language's own tool prints it (Python: the interpreter's
+    ``File ..., line N`` lines and ``SyntaxError: ...``), when the check was that tool's.
+    """
 
     line: int
     column: int
     message: str
     text: str = ""
+    native: str = ""
 
     def describe(self) -> str:
-        """A compiler-style message with the offending line and a caret."""
+        """The message of this error.
+
+        The language's own text when there is one, else a compiler-style message with
+        the offending line and a caret.
+        """
+        if self.native:
+            return self.native.rstrip("\n")
         where = f"line {self.line}, column {self.column}"
         out = f"SyntaxError at {where}: {self.message}"
         if self.text:

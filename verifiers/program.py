@@ -159,6 +159,10 @@ class ProcessResult:
         judge_signal: The signal that ended the judge, or None.
         oom_killed: The sandbox's memory (all its processes together, its scratch files
             included) ran out during the run and the kernel killed a process.
+        run_delay_s: For a run that timed out, how long its main thread had waited for a
+            CPU while runnable (the kernel's schedstat), when the kernel says.
+        budget_cut: The program's time budget ran out during the run and stopped it
+            before its own time limit.
     """
 
     exit_code: int | None
@@ -181,6 +185,8 @@ class ProcessResult:
     judge_exit_code: int | None = None
     judge_signal: int | None = None
     oom_killed: bool = False
+    run_delay_s: float | None = None
+    budget_cut: bool = False
 
 
 @dataclass(frozen=True)

@@ -42,16 +42,23 @@ class Session(Protocol):
         ...
 
     async def run_many(
-        self, steps: Sequence[Step], budget_s: float | None = None
+        self, steps: Sequence[Step], budget_s: float | None = None, stop_after_timeout: bool = False
     ) -> list[ProcessResult]:
         """Run steps one after the other; none starts after ``budget_s`` seconds.
+
+        A step running when the budget runs out is stopped there (``budget_cut``); with
+        ``stop_after_timeout`` no step starts after one that timed out.
 
         Returns the results of the steps that ran, in order (all of them without a budget).
         """
         ...
 
-    async def read_file(self, path: str, max_bytes: int) -> bytes:
-        """A file from the sandbox (a build artefact); raises SandboxError if missing or bigger."""
+    async def read_file(self, path: str, max_bytes: int, written: bool = False) -> bytes:
+        """A file from the sandbox; raises SandboxError if missing or bigger.
+
+        A build artefact, or with ``written`` a file a program wrote: then only a regular
+        file inside the work directory or ``/tmp``, links resolved.
+        """
         ...
 
 

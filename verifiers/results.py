@@ -26,6 +26,9 @@ class Status(str, Enum):
     MEMORY_LIMIT = "memory_limit"
     OUTPUT_LIMIT = "output_limit"
     SANDBOX_ERROR = "sandbox_error"
+    #: A test the program's run ended before (only ever a test's status): the first
+    #: failure under ``binary``, or the program's time budget. It counts as failed.
+    NOT_RUN = "not_run"
 
     def __str__(self) -> str:
         return self.value
@@ -46,14 +49,21 @@ STATUS_PRECEDENCE: tuple[Status, ...] = (
     Status.OUTPUT_LIMIT,
     Status.TIMEOUT,
     Status.FAILED,
+    Status.NOT_RUN,
 )
 
 
 def overall_status(statuses: list[Status]) -> Status:
-    """The program status for the given per-test statuses (see ``STATUS_PRECEDENCE``)."""
+    """The program status for the given per-test statuses (see ``STATUS_PRECEDENCE``).
+
+    Tests are not run only after a failure or when the time budget ran out, so a program
+    whose only failures are tests not run spent its budget: ``timeout``.
+    """
     failing = {s for s in statuses if s is not Status.PASSED}
     if not failing:
         return Status.PASSED
+    if failing == {Status.NOT_RUN}:
+        return Status.TIMEOUT
     for status in STATUS_PRECEDENCE:
         if status in failing:
             return status
@@ -107,11 +117,19 @@ class TestResult(_Frozen):
     actual_truncated: bool = False
     stderr_truncated: bool = False
     hack_suspected: str | None = None
+    #: It timed out while the host was saturated and was run again alone; this is the
+    #: second run's outcome.
+    rerun: bool = False
 
     @property
     def passed(self) -> bool:
         """Whether this test passed."""
         return self.status is Status.PASSED
+
+    @property
+    def not_run(self) -> bool:
+        """Whether the program's run ended before this test (it counts as failed)."""
+        return self.status is Status.NOT_RUN
 
 
 class Result(_Frozen):
@@ -170,12 +188,18 @@ class Result(_Frozen):
         return self.status is Status.PASSED
 
     def to_dict(self) -> dict[str, float]:
-        """Flat numbers for training logs: scores, counts, timings and one 0/1 key per status."""
+        """Flat numbers for training logs: scores, counts, timings and one 0/1 key per status.
+
+        ``tests_run`` counts the tests that ran (``total`` less those not run), ``reruns``
+        the tests run a second time after a timeout on a saturated host.
+        """
         out: dict[str, float] = {
             "score": self.score,
             "pass_rate": self.pass_rate,
             "passed": float(self.passed),
             "total": float(self.total),
+            "tests_run": float(sum(not t.not_run for t in self.tests)),
+            "reruns": float(sum(t.rerun for t in self.tests)),
             "format_ok": float(self.format_ok),
             "infra_error": float(self.infra_error),
             "cached": float(self.cached),

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from verifiers import jsonio
 from verifiers.errors import SpecError
 
 
@@ -40,7 +41,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = jsonio.loads(line)
             except json.JSONDecodeError as err:
                 raise SpecError(f"{path}:{number}", f"not valid JSON ({err.msg})") from None
             if not isinstance(row, dict):

@@ -138,6 +138,15 @@ POLICIES: dict[str, Policy] = {
 DEFAULT_POLICY = "binary"
 
 
+def stops_at_first_failure(policy: Policy) -> bool:
+    """Whether a program's run may end at its first failing test under ``policy``.
+
+    Only for :func:`binary`: one failure decides its reward, so the tests after it would
+    change nothing (``Options.stop_on_failure`` overrides this).
+    """
+    return policy is binary
+
+
 def register_policy(name: str, policy: Policy) -> None:
     """Add a named scoring policy (a function of :class:`Tally` returning a float in [-1, 1])."""
     POLICIES[name] = policy
@@ -232,6 +241,14 @@ def feedback(status: Status, stage_message: str, tests: Sequence[TestResult], to
         return f"All {total} tests passed."
     if stage_message:
         return stage_message
+    text = _first_failure(status, tests, total)
+    not_run = [t for t in tests if t.not_run]
+    if not_run:
+        text += f"\n{len(not_run)} tests not run: {not_run[0].message.removeprefix('not run: ')}"
+    return text
+
+
+def _first_failure(status: Status, tests: Sequence[TestResult], total: int) -> str:
     first = next((t for t in tests if t.status is status), None)
     if first is None:
         return str(status)

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal, TypeAlias, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from verifiers import jsonio
 from verifiers.errors import SpecError
 
 
@@ -487,7 +488,7 @@ def _looks_like_asserts(items: Sequence[Any]) -> bool:
 def _decode_string(text: str, field: str) -> Any:
     """Test data stored as a string: JSON, or a Python literal (some datasets store reprs)."""
     try:
-        return json.loads(text)
+        return jsonio.loads(text)
     except json.JSONDecodeError as err:
         json_error = f"{err.msg} at {err.pos}"
     if len(text) <= 50_000_000:

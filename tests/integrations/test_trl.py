@@ -38,6 +38,34 @@ def test_reward_function_contract(runtime: LocalRuntime) -> None:
     )
 
 
+def test_metrics_keep_bad_data_and_our_faults_apart(runtime: LocalRuntime) -> None:
+    logged: dict[str, float] = {}
+    extra: dict[str, list[Any]] = {}
+    reward = reward_function("python", timeout_s=1)
+    loop = "```python\nwhile True:\n    pass\n```"
+    ten = json.dumps({"inputs": ["1 2\n"] * 10, "outputs": ["3\n"] * 10})
+    out = reward(
+        prompts=["p"] * 4,
+        completions=["print(3)", loop, "print(3)", "print(3)"],
+        tests=[TESTS, ten, '{"inputs": ["1"]}', TESTS],
+        log_metric=logged.__setitem__,
+        log_extra=lambda column, values: extra.setdefault(column, []).extend(values),
+    )
+    assert out == [1.0, 0.0, None, 1.0]
+    assert extra["verifiers_status"] == ["passed", "timeout", "spec_error", "passed"]
+    assert logged["verifiers/spec_error"] == 0.25 and logged["verifiers/infra_error"] == 0.0
+    # The looping member of the group ran one of its ten tests (binary ends at a failure).
+    assert logged["verifiers/tests_run"] == (1 + 1 + 1) / 3
+    broken = LocalRuntime()
+    assert broken.check().available
+    broken.start_timeout_s = 0.0001
+    faulty = reward_function("python", runtime=broken)
+    assert faulty(
+        prompts=["p"], completions=["print(3)"], tests=[TESTS], log_metric=logged.__setitem__
+    ) == [None]
+    assert logged["verifiers/infra_error"] == 1.0 and logged["verifiers/spec_error"] == 0.0
+
+
 def test_infra_fault_is_none(runtime: LocalRuntime) -> None:
     broken = LocalRuntime()
     assert broken.check().available

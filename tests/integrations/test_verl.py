@@ -191,5 +191,31 @@ def test_a_bad_row_never_stops_the_batch(runtime: LocalRuntime) -> None:
         ['{"inputs": ["1"]}', '{"inputs": [""], "outputs": ["1"]}'],
         None,
     )
-    assert rows[0]["spec_error"] == 1.0 and rows[0]["infra_error"] == 1.0
-    assert rows[1]["score"] == 1.0
+    # Bad data is spec_error, never infra_error: dashboards must not show it as an outage.
+    assert rows[0]["spec_error"] == 1.0 and rows[0]["infra_error"] == 0.0
+    assert rows[1]["score"] == 1.0 and rows[1]["spec_error"] == 0.0
+
+
+def test_metrics_keep_bad_data_and_our_faults_apart(runtime: LocalRuntime) -> None:
+    broken = LocalRuntime()
+    assert broken.check().available
+    broken.start_timeout_s = 0.0001  # no sandbox starts in time: our machinery's fault
+    truths = ['{"inputs": ["1 2\n"]}', STDIO, STDIO]
+    rows = ours.compute_score_batch(["apps"] * 3, [GOOD, GOOD, GOOD], truths, None, runtime=broken)
+    assert [(r["spec_error"], r["infra_error"]) for r in rows] == [
+        (1.0, 0.0),
+        (0.0, 1.0),
+        (0.0, 1.0),
+    ]
+    assert all(r["score"] == 0.0 for r in rows)
+    loop = "```python\nwhile True:\n    pass\n```"
+    [looped, good] = asyncio.run(
+        _both(ours.compute_score_async("apps", loop, STDIO, {"timeout_s": 1}), GOOD)
+    )
+    assert looped["status_timeout"] == 1.0 and looped["tests_run"] == 1.0
+    assert looped["infra_error"] == 0.0 and looped["spec_error"] == 0.0
+    assert good["tests_run"] == 2.0 and good["reruns"] == 0.0
+
+
+async def _both(first: Any, good: str) -> list[dict[str, float]]:
+    return [await first, await ours.compute_score_async("apps", good, STDIO)]

@@ -40,8 +40,14 @@ def test_every_registered_language_has_a_table() -> None:
 )
 def test_case(runtime: LocalRuntime, language: str, case: Case) -> None:
     toolchain_ready(language)
+    # Every test runs: a case's verdict and pass count are over all of its tests.
     result = verifiers.score(
-        language, case.completion, case.tests, limits=case.limits, runtime=runtime
+        language,
+        case.completion,
+        case.tests,
+        limits=case.limits,
+        runtime=runtime,
+        stop_on_failure=False,
     )
     assert result.status is case.expected, result.feedback
     if case.passed is not None:

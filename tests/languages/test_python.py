@@ -141,9 +141,11 @@ def test_total_time_budget(runtime: LocalRuntime) -> None:
         tests,
         runtime=runtime,
         limits=Limits(timeout_s=1, total_timeout_s=2),
+        stop_on_failure=False,  # binary would end at the first timeout
     )
     assert r.status is Status.TIMEOUT and r.total == 6
     assert any("budget" in t.message for t in r.tests)
+    assert sum(t.status is Status.NOT_RUN for t in r.tests) == 4
 
 
 def test_stdin_bytes_and_unicode(runtime: LocalRuntime) -> None:

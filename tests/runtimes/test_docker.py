@@ -17,13 +17,16 @@ import pytest
 
 import verifiers
 from verifiers import Status
+from verifiers._async import run_sync
 from verifiers.api import prepare_jobs
-from verifiers.core import CodeVerifier
+from verifiers.core import CodeVerifier, Options, Workspace
 from verifiers.images import DEFAULT_IMAGE
 from verifiers.languages.rust import RUST, RustLanguage
 from verifiers.limits import Limits
+from verifiers.registry import get_language
 from verifiers.runtimes import DockerRuntime, LocalRuntime
 from verifiers.runtimes.docker import OWNER_LABEL
+from verifiers.specs import StdioCase, StdioTests
 from verifiers.testing.cases import Case, case_tables
 from verifiers.testing.conformance import RUNTIME_CHECKS, Check
 from verifiers.testing.hostile import HOSTILE, Hostile
@@ -102,7 +105,12 @@ def test_conformance_under_gvisor(gvisor_runtime: DockerRuntime, check: Check) -
 )
 def test_case(docker_runtime: DockerRuntime, language: str, case: Case) -> None:
     result = verifiers.score(
-        language, case.completion, case.tests, limits=case.limits, runtime=docker_runtime
+        language,
+        case.completion,
+        case.tests,
+        limits=case.limits,
+        runtime=docker_runtime,
+        stop_on_failure=False,
     )
     assert result.status is case.expected, result.feedback
     if case.passed is not None:
@@ -350,3 +358,18 @@ def test_a_program_cannot_change_a_pooled_containers_supervisor() -> None:
         assert rt.stats["reused"] >= 1 and rt.stats["discarded"] == 0, rt.stats
     finally:
         verifiers.close_idle_sandboxes()
+
+
+def test_workspace_files_in_and_out_of_a_container(docker_runtime: DockerRuntime) -> None:
+    verifier = CodeVerifier(get_language("python"), docker_runtime)
+    workspace = Workspace(files={"d/in.txt": b"given"}, fetch=("out.txt", "/tmp/t", "link"))
+    code = (
+        "import os\nprint(open('d/in.txt').read())\nopen('out.txt', 'w').write('made')\n"
+        "open('/tmp/t', 'w').write('tmp')\nos.symlink('/opt/verifiers/agent.py', 'link')\n"
+    )
+    spec = StdioTests(cases=[StdioCase(input="", output="given\n")])
+    options = Options(limits=Limits(timeout_s=5), extract=False, workspace=workspace)
+    result = run_sync(verifier.verify(code, spec, options))
+    assert result.ok, result.feedback
+    assert workspace.fetched == {"out.txt": b"made", "/tmp/t": b"tmp"}
+    assert workspace.skipped["link"].startswith("not a regular file")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.errors import SpecError
 from verifiers.integrations.data import SOURCES
 from verifiers.rows import read_rows
@@ -45,7 +45,7 @@ def _from_row(row: dict[str, Any], dataset: str, index: int, where: str) -> Prob
     extra = row.get("extra_info") or {}
     if "reward_model" in row:
         truth = (row["reward_model"] or {}).get("ground_truth")
-        tests = json.loads(truth) if isinstance(truth, str) else truth
+        tests = jsonio.loads(truth) if isinstance(truth, str) else truth
     else:
         tests = row.get("tests")
     if tests is None:

@@ -9,7 +9,6 @@ go to a JSON-lines file, one row per sample, in the order results arrive.
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from collections import Counter, defaultdict
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import verifiers
+from verifiers import jsonio
 from verifiers.eval.backends import Backend, Sampling, template_id
 from verifiers.eval.passk import pass_at_ks
 from verifiers.eval.problems import Problem
@@ -278,7 +278,7 @@ def _write(
         "result": result.model_dump(mode="json"),
         **meta,
     }
-    sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+    sink.write(jsonio.dumps(row, ensure_ascii=False) + "\n")
     sink.flush()
     rows.append({k: row[k] for k in ("task_id", "dataset", "language", "result")})
 

@@ -11,7 +11,6 @@ each set (the full shared copy when present, else the bundled sample).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import sqlite3
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.errors import SpecError
 from verifiers.rows import read_rows
 from verifiers.testing.datasets import Dataset, dataset
@@ -78,7 +78,7 @@ def _row(
         "data_source": source,
         "prompt": _chat(user),
         "ability": ability,
-        "reward_model": {"ground_truth": json.dumps(ground_truth), "style": "rule"},
+        "reward_model": {"ground_truth": jsonio.dumps(ground_truth), "style": "rule"},
         "extra_info": {"split": split, "index": index, "language": language, "task_id": task_id},
     }
 
@@ -222,7 +222,7 @@ def eurus(path: Path) -> list[dict[str, Any]]:
         truth_text = (r.get("reward_model") or {}).get("ground_truth")
         if not truth_text:
             continue
-        truth = json.loads(truth_text) if isinstance(truth_text, str) else truth_text
+        truth = jsonio.loads(truth_text) if isinstance(truth_text, str) else truth_text
         info = r.get("extra_info") or {}
         task = f"{r.get('data_source', 'eurus')}/{info.get('index', n)}"
         rows.append(

@@ -7,9 +7,13 @@
 The dataset needs a column with each problem's tests (any format :func:`verifiers.parse_tests`
 recognises). The reward function verifies the whole batch concurrently and returns one reward
 per completion: the verifier's score, or ``None`` for an infrastructure fault (TRL then
-ignores that sample instead of punishing the model). Where the installed TRL offers it, the
-share of each status and the infrastructure faults are logged as metrics
-(``verifiers/status_<name>``), and the status of each sample goes to the completions table.
+ignores that sample instead of punishing the model); a row whose tests are malformed gets
+``None`` too, with an error in the log. Where the installed TRL offers it, the share of each
+status among the verified samples (``verifiers/status_<name>``), the share of all samples
+that were infrastructure faults (``verifiers/infra_error``: our machinery) and malformed
+tests (``verifiers/spec_error``: bad data), and the mean tests run and reruns per sample are
+logged as metrics, and the status of each sample (``spec_error`` for a malformed row) goes to
+the completions table.
 TRL is not imported by this module: it only follows TRL's calling convention.
 
 ``executor="ray"`` (or a :class:`~verifiers.executors.RayExecutor`) verifies each batch on a
@@ -124,11 +128,18 @@ def reward_function(
 
 def _log(kwargs: dict[str, Any], results: list[Result], slots: list[int], count: int) -> None:
     log_metric = kwargs.get("log_metric")
-    if callable(log_metric) and results:
-        for status in Status:
-            share = sum(r.status is status for r in results) / len(results)
-            log_metric(f"verifiers/status_{status.value}", share)
-        log_metric("verifiers/infra_error", sum(r.infra_error for r in results) / len(results))
+    if callable(log_metric) and count:
+        if results:
+            for status in Status:
+                share = sum(r.status is status for r in results) / len(results)
+                log_metric(f"verifiers/status_{status.value}", share)
+            tests_run = sum(sum(not t.not_run for t in r.tests) for r in results)
+            log_metric("verifiers/tests_run", tests_run / len(results))
+            log_metric(
+                "verifiers/reruns", sum(t.rerun for r in results for t in r.tests) / len(results)
+            )
+        log_metric("verifiers/infra_error", sum(r.infra_error for r in results) / count)
+        log_metric("verifiers/spec_error", (count - len(results)) / count)
     log_extra = kwargs.get("log_extra")
     if callable(log_extra):
         statuses = ["spec_error"] * count

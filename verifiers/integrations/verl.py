@@ -25,10 +25,11 @@ Options come from ``extra_info`` (per sample), then from
 Ground truths of Eurus-2-RL-Data, PRIME, APPS, TACO and CodeContests (JSON strings of
 ``inputs``/``outputs``, with ``fn_name`` when call-based) work as they are. Each result is a
 dict of numbers veRL logs: ``score`` (the reward), ``pass_rate``, ``format``, ``passed``,
-``total``, ``duration_s``, ``infra_error`` and one 0/1 ``status_<name>`` per status. An
-infrastructure fault scores 0 with ``infra_error = 1`` (and a warning in the log), never as a
-failure of the model; a malformed ground truth also scores 0 with ``spec_error = 1`` and an
-error in the log, so one bad row never stops a training step.
+``total``, ``tests_run``, ``reruns``, ``duration_s``, ``infra_error``, ``spec_error`` and one
+0/1 ``status_<name>`` per status. An infrastructure fault (our machinery) scores 0 with
+``infra_error = 1`` (and a warning in the log), never as a failure of the model; a malformed
+ground truth (bad data) scores 0 with ``spec_error = 1`` and ``infra_error = 0`` and an error
+in the log, so one bad row never stops a training step and never looks like an outage.
 """
 
 from __future__ import annotations
@@ -114,6 +115,8 @@ def to_metrics(result: Result) -> dict[str, float]:
         "passed": float(result.passed),
         "total": float(result.total),
         "duration_s": result.duration_s,
+        "tests_run": float(sum(not t.not_run for t in result.tests)),
+        "reruns": float(sum(t.rerun for t in result.tests)),
         "infra_error": float(result.infra_error),
         "spec_error": 0.0,
     }
@@ -136,7 +139,10 @@ def _spec_error(error: SpecError) -> dict[str, float]:
         "passed": 0.0,
         "total": 0.0,
         "duration_s": 0.0,
-        "infra_error": 1.0,
+        "tests_run": 0.0,
+        "reruns": 0.0,
+        # Bad data, not an outage of our machinery: dashboards keep the two apart.
+        "infra_error": 0.0,
         "spec_error": 1.0,
     }
     for status in Status:

@@ -904,9 +904,12 @@ def _compile_solution(source: bytes) -> types.CodeType | dict[str, Any]:
             "line": exc.lineno or 0,
             "column": exc.offset or 0,
             "text": (exc.text or "").rstrip("\n")[:500],
+            # As Python prints it (SandboxFusion's clients read this text).
+            "native": "".join(traceback.format_exception_only(type(exc), exc))[-2000:],
         }
     except ValueError as exc:  # null bytes
-        return {"message": str(exc), "line": 0, "column": 0, "text": ""}
+        native = "".join(traceback.format_exception_only(type(exc), exc))[-2000:]
+        return {"message": str(exc), "line": 0, "column": 0, "text": "", "native": native}
 
 
 def candidate_prepare(argv: list[str]) -> int:
@@ -1625,7 +1628,7 @@ def _load_failure(hello: dict[str, Any]) -> dict[str, Any] | None:
         info = hello["syntax_error"] if isinstance(hello["syntax_error"], dict) else {}
         return {
             "event": "syntax_error",
-            **{k: info.get(k) for k in ("message", "line", "column", "text")},
+            **{k: info.get(k) for k in ("message", "line", "column", "text", "native")},
         }
     if "exit" in hello:
         return {"event": "exit", "code": hello["exit"], "stage": "solution"}

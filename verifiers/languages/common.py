@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import signal
 from collections.abc import Iterable
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.compare import outputs_match
 from verifiers.errors import SpecError
 from verifiers.keys import content_key
@@ -29,7 +29,7 @@ def records(channel: bytes) -> Records:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = jsonio.loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(record, dict):
@@ -43,7 +43,7 @@ def verdict_record(verdict: bytes) -> dict[str, Any] | None:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = jsonio.loads(line)
         except (ValueError, RecursionError):
             return None
         return record if isinstance(record, dict) and "event" in record else None

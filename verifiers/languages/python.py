@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import platform
 import re
 import sys
 import textwrap
+import traceback
 import warnings
 from importlib import resources
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.cases import CASE_KINDS, QUICK, SUM_TESTS, Case, fenced
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
@@ -48,6 +49,8 @@ from verifiers.specs import (
 
 GRAMMAR = "tree_sitter_python"
 HARNESS = "{program_dir}/harness.py"
+#: The program's file name in the sandbox, and in the syntax errors found here.
+SOLUTION_FILE = "solution.py"
 #: Modules the sandbox may import once per program, before the tests, when the
 #: program or its tests import them, so that forked tests share them. Only these:
 #: a program must not be able to make the supervisor import arbitrary modules.
@@ -177,27 +180,35 @@ def _harness_source() -> bytes:
     return resources.files("verifiers.languages").joinpath("_python_harness.py").read_bytes()
 
 
-def _quiet_parse(code: str, mode: str = "exec") -> ast.AST:
+def _quiet_parse(code: str, mode: str = "exec", filename: str = "<unknown>") -> ast.AST:
     """``ast.parse`` without the SyntaxWarnings model code would print in this process."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse(code, mode=mode)
+        return ast.parse(code, filename, mode=mode)
 
 
 @cached_check
 def _cpython_issue(code: str) -> SyntaxIssue | None:
     try:
-        _quiet_parse(code)
+        _quiet_parse(code, filename=SOLUTION_FILE)
     except SyntaxError as err:
         return SyntaxIssue(
             line=err.lineno or 1,
             column=err.offset or 1,
             message=err.msg,
             text=(err.text or "").rstrip("\n"),
+            native=_as_python_prints(err),
         )
     except (ValueError, RecursionError, MemoryError) as err:  # null bytes, absurd nesting
-        return SyntaxIssue(line=1, column=1, message=str(err) or type(err).__name__)
+        return SyntaxIssue(
+            line=1, column=1, message=str(err) or type(err).__name__, native=_as_python_prints(err)
+        )
     return None
+
+
+def _as_python_prints(err: BaseException) -> str:
+    """The error as ``python solution.py`` prints it (its last lines, at most 2000 characters)."""
+    return "".join(traceback.format_exception_only(type(err), err))[-2000:]
 
 
 def _defines(code: str, name: str) -> bool:
@@ -357,7 +368,7 @@ class PythonLanguage:
         step_limits = limits.step_limits()
         for position, index in enumerate(selected):
             payload = payloads[position]
-            data = b"" if payload is None else json.dumps(payload).encode()
+            data = b"" if payload is None else jsonio.dumps(payload).encode()
             bounds += [str(len(blob)), str(len(data))]
             judge = None
             if not stdio:
@@ -391,14 +402,14 @@ class PythonLanguage:
             tests.append(ProgramTest(index=index, step=step, meta=meta))
         files = {
             "harness.py": self._harness,
-            "solution.py": code.encode("utf-8", errors="surrogateescape"),
-            "candidate.json": json.dumps({"prelude": prelude}).encode(),
+            SOLUTION_FILE: code.encode("utf-8", errors="surrogateescape"),
+            "candidate.json": jsonio.dumps({"prelude": prelude}).encode(),
         }
         judge_files = (
             {}
             if stdio
             else {
-                "spec.json": json.dumps(judge_spec).encode(),
+                "spec.json": jsonio.dumps(judge_spec).encode(),
                 "cases.bin": bytes(blob),
             }
         )
@@ -499,6 +510,7 @@ class PythonLanguage:
                 column=_position(syntax.get("column")),
                 message=str(syntax.get("message", "invalid syntax"))[:2000],
                 text=str(syntax.get("text", ""))[:500],
+                native=str(syntax.get("native") or "")[-2000:],
             )
             return TestOutcome(Status.COMPILE_ERROR, issue.describe(), fatal=True)
         if test.meta["mode"] == "stdio":

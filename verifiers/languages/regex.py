@@ -14,13 +14,13 @@ every example string, saying why (and fail, saying so, when there is none).
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from verifiers import jsonio
 from verifiers.cases import PATTERN_KINDS, Case, table
 from verifiers.errors import SpecError
 from verifiers.languages._regex_harness import compile_pattern
@@ -200,7 +200,7 @@ class RegexLanguage:
                 "harness.py": self._harness,
                 "regex.js": self._js,
                 "pattern.txt": code.encode("utf-8", errors="surrogateescape"),
-                "spec.json": json.dumps(meta).encode(),
+                "spec.json": jsonio.dumps(meta).encode(),
             },
             tests=tuple(tests),
             preload_modules=tuple(preload),

@@ -15,7 +15,6 @@ the rows. A fixture that cannot be built is ``sandbox_error``: never the model's
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import math
 import os
@@ -25,6 +24,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from verifiers import jsonio
 from verifiers.cases import QUERY_KINDS, Case, table
 from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
 from verifiers.errors import SpecError
@@ -335,7 +335,7 @@ class SqlLanguage:
             files={
                 "harness.py": self._harness_source,
                 "solution.sql": code.encode("utf-8", errors="surrogateescape"),
-                "spec.json": json.dumps(meta).encode(),
+                "spec.json": jsonio.dumps(meta).encode(),
                 **copies,
             },
             tests=tests,

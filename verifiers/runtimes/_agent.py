@@ -768,6 +768,7 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
     status: dict[int, int] = {}
     usage: dict[int, Any] = {}
     timed_out = False
+    run_delay: float | None = None
     exceeded: str | None = None
     killed = False
 
@@ -837,6 +838,8 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         now = time.monotonic()
         if now >= deadline and not killed:
             timed_out = killed = True
+            # Read before the kill: whether the program was slow or starved of CPU.
+            run_delay = _run_delay(pid) if pid > 0 else None
             kill_run()
         if judge_pid is not None and judge_pid in status and pid not in status and not killed:
             killed = True
@@ -883,6 +886,7 @@ def run(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[b
         "cpu_s": round(rusage.ru_utime + rusage.ru_stime, 6) if rusage else 0.0,
         "maxrss_kb": int(rusage.ru_maxrss) if rusage and rusage.ru_maxrss > baseline_kb else 0,
         "timed_out": timed_out,
+        "run_delay_s": round(run_delay, 6) if run_delay is not None else None,
         "output_exceeded": exceeded,
         "stdout_truncated": named["stdout"].exceeded,
         "stderr_truncated": named["stderr"].size > named["stderr"].kept,
@@ -1299,6 +1303,29 @@ def _make_dirs(path: str) -> None:
     _give(path)
 
 
+def _with_timeout(step: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """``step`` (and its judge) with its wall-clock limit lowered to ``timeout``."""
+    limits = {**step["limits"], "timeout_s": min(float(step["limits"]["timeout_s"]), timeout)}
+    shorter = {**step, "limits": limits}
+    if step.get("judge") is not None:
+        shorter["judge"] = _with_timeout(step["judge"], timeout)
+    return shorter
+
+
+def _run_delay(pid: int) -> float | None:
+    """How long ``pid``'s main thread has waited for a CPU while runnable, in seconds.
+
+    The second field of ``/proc/PID/schedstat`` (nanoseconds); None where the kernel does
+    not keep it (gVisor).
+    """
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            fields = f.read(256).split()
+        return int(fields[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
     op = header.get("op")
     if op == "run":
@@ -1314,15 +1341,26 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
         results: list[dict[str, Any]] = []
         outputs: list[list[bytes]] = []
         size = 0
-        for step in header["steps"]:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
+        stop_after_timeout = bool(header.get("stop_after_timeout"))
+        for given in header["steps"]:
+            step, cut = given, False
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                # A step never outlives the budget: it is stopped when the budget ends.
+                cut = left < float(step["limits"]["timeout_s"])
+                if cut:
+                    step = _with_timeout(step, left)
             if max_bytes and results and size >= max_bytes:
                 break
             reply, streams = run(step, blobs)
+            reply["budget_cut"] = cut and bool(reply.get("timed_out"))
             results.append(reply)
             outputs.append(streams)
             size += sum(len(s) for s in streams)
+            if stop_after_timeout and reply.get("timed_out"):
+                break
         flat = [blob for streams in outputs for blob in streams]
         counts = [len(streams) for streams in outputs]
         return {"ok": True, "results": results, "streams": counts}, flat
@@ -1339,6 +1377,20 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
         return {"ok": True}, []
     if op == "read":
         path, limit = header["path"], int(header["max_bytes"])
+        roots = header.get("within")
+        if roots is not None:
+            # A file a program wrote: only a regular file inside its writable directories,
+            # whatever links it made (its processes are all gone by now).
+            real = os.path.realpath(path)
+            inside = any(real.startswith(os.path.join(os.path.realpath(r), "")) for r in roots)
+            if not os.path.lexists(path):
+                return {"ok": False, "error": "no such file"}, []
+            if not inside or not os.path.isfile(real):
+                return {
+                    "ok": False,
+                    "error": "not a regular file in the work directory or /tmp",
+                }, []
+            path = real
         size = os.path.getsize(path)
         if size > limit:
             return {"ok": False, "error": f"{path} has {size} bytes, more than {limit}"}, []

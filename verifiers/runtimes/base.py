@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, Generic, Protocol, TypeVar
 
 from verifiers.errors import SandboxError
+from verifiers.jsonio import INT_DIGITS
 from verifiers.program import ProcessResult, Program, Step, resolve
 from verifiers.protocols import RuntimeCheck
 
@@ -105,8 +106,9 @@ def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
     """The whole environment of a sandboxed process, before a step adds its own.
 
     Every runtime gives programs the same one: the interpreter's directory first on
-    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, and a fixed hash seed so that
-    a Python program's set and dict order is the same in every run.
+    ``PATH``, the work directory as ``HOME``, a UTF-8 locale, a fixed hash seed so that
+    a Python program's set and dict order is the same in every run, and Python's limit on
+    integer digits raised to :data:`~verifiers.jsonio.INT_DIGITS`.
     """
     return {
         "PATH": f"{os.path.dirname(python)}:/usr/local/bin:/usr/bin:/bin",
@@ -116,6 +118,8 @@ def sandbox_environment(python: str, work_dir: str) -> dict[str, str]:
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # Big integers convert to text as in the host's pipeline (verifiers.jsonio).
+        "PYTHONINTMAXSTRDIGITS": str(INT_DIGITS),
     }
 
 
@@ -341,6 +345,12 @@ class AgentConnection:
             judge_exit_code=reply.get("judge_exit_code"),
             judge_signal=reply.get("judge_signal"),
             oom_killed=bool(reply.get("oom_killed")),
+            run_delay_s=(
+                float(reply["run_delay_s"])
+                if isinstance(reply.get("run_delay_s"), (int, float))
+                else None
+            ),
+            budget_cut=bool(reply.get("budget_cut")),
         )
 
     @staticmethod
@@ -353,7 +363,11 @@ class AgentConnection:
         return (await self.run_many([step], base_env))[0]
 
     async def run_many(
-        self, steps: Sequence[Step], base_env: Mapping[str, str], budget_s: float | None = None
+        self,
+        steps: Sequence[Step],
+        base_env: Mapping[str, str],
+        budget_s: float | None = None,
+        stop_after_timeout: bool = False,
     ) -> list[ProcessResult]:
         """Run steps one after the other in one round trip.
 
@@ -368,7 +382,8 @@ class AgentConnection:
         cap = max(self._reply_cap(s) for s in steps)
         timeout = sum(s.limits.timeout_s for s in steps) + HOST_GRACE_S
         if budget_s is not None:
-            timeout = min(timeout, budget_s + max(s.limits.timeout_s for s in steps) + HOST_GRACE_S)
+            # The agent stops the step running when the budget runs out.
+            timeout = min(timeout, budget_s + HOST_GRACE_S)
         started = time.monotonic()
         try:
             reply, out = await self.request(
@@ -376,6 +391,7 @@ class AgentConnection:
                     "op": "run_many",
                     "steps": headers,
                     "budget_s": budget_s,
+                    "stop_after_timeout": stop_after_timeout,
                     "max_reply_bytes": REPLY_BYTES,
                 },
                 blobs,
@@ -496,19 +512,7 @@ class AgentSession:
 
     async def setup(self, program: Program) -> None:
         """Write the writable files and preload what forked tests share."""
-        if program.work_files:
-            items = sorted(program.work_files.items())
-            files = [
-                {
-                    "path": join_inside(self.work_dir, rel),
-                    "mode": 0o755 if rel in program.executables else 0o644,
-                    "blob": n,
-                }
-                for n, (rel, _) in enumerate(items)
-            ]
-            await self.conn.request(
-                {"op": "write", "files": files}, [c for _, c in items], timeout=30
-            )
+        await self.write_work_files(program)
         if (
             program.preload_modules
             or program.preload_entries
@@ -523,6 +527,22 @@ class AgentSession:
             # A module the interpreter lacks is the program's business; our own entry is not.
             if reply.get("failed_entries"):
                 raise SandboxError(f"could not load {reply['failed_entries'][0]}")
+
+    async def write_work_files(self, program: Program) -> None:
+        """Write the program's writable files into the work directory."""
+        if program.work_files:
+            items = sorted(program.work_files.items())
+            files = [
+                {
+                    "path": join_inside(self.work_dir, rel),
+                    "mode": 0o755 if rel in program.executables else 0o644,
+                    "blob": n,
+                }
+                for n, (rel, _) in enumerate(items)
+            ]
+            await self.conn.request(
+                {"op": "write", "files": files}, [c for _, c in items], timeout=30
+            )
 
     async def load(self, program: Program) -> None:
         """Give a warm sandbox its next program: files into memory, then preload."""
@@ -572,17 +592,18 @@ class AgentSession:
         return await self.conn.run(step, self.env)
 
     async def run_many(
-        self, steps: Sequence[Step], budget_s: float | None = None
+        self, steps: Sequence[Step], budget_s: float | None = None, stop_after_timeout: bool = False
     ) -> list[ProcessResult]:
         """Run steps in one round trip (see :class:`~verifiers.protocols.Session`)."""
-        return await self.conn.run_many(steps, self.env, budget_s)
+        return await self.conn.run_many(steps, self.env, budget_s, stop_after_timeout)
 
-    async def read_file(self, path: str, max_bytes: int) -> bytes:
+    async def read_file(self, path: str, max_bytes: int, written: bool = False) -> bytes:
         """A file from the sandbox (see :class:`~verifiers.protocols.Session`)."""
         path = resolve(path, self.conn.placeholders)
-        _, blobs = await self.conn.request(
-            {"op": "read", "path": path, "max_bytes": max_bytes}, timeout=60, max_blob=max_bytes
-        )
+        header: dict[str, Any] = {"op": "read", "path": path, "max_bytes": max_bytes}
+        if written:
+            header["within"] = [self.work_dir, "/tmp"]
+        _, blobs = await self.conn.request(header, timeout=60, max_blob=max_bytes)
         if len(blobs) != 1 or len(blobs[0]) > max_bytes:
             raise SandboxError(f"the sandbox sent a malformed copy of {path}")
         return blobs[0]

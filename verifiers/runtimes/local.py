@@ -406,6 +406,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         session.conn.placeholders.update(values)
         if program.files_in_memory:
             await session.load(program)
+            await session.write_work_files(program)  # a workspace's files, say
             return
         directory = session.host_program_dir
         assert directory is not None

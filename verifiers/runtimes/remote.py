@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -37,11 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
+from verifiers import jsonio
 from verifiers._async import on_shutdown
 from verifiers.core import Job, infra_result
 from verifiers.errors import RuntimeUnavailableError, SpecError
 from verifiers.extraction import MAX_COMPLETION_CHARS
-from verifiers.limits import Limits
+from verifiers.limits import DEFAULT_BUDGET_TIMEOUTS, Limits
 from verifiers.program import Program
 from verifiers.protocols import RuntimeCheck, Session
 from verifiers.results import Result
@@ -208,7 +208,7 @@ class RemoteRuntime:
 
     def _verdict(self, status: int, text: str) -> RuntimeCheck:
         try:
-            body = json.loads(text)
+            body = jsonio.loads(text)
             runtime = body.get("runtime", {})
             detail = f"{self.url} ({body.get('version', '?')}): {runtime.get('detail', '')}"
         except (ValueError, AttributeError):
@@ -230,6 +230,10 @@ class RemoteRuntime:
             raise SpecError(
                 "policy", "a function cannot be sent to the remote runtime; use a policy name"
             )
+        if job.options.workspace is not None:
+            # Its files would be read back into this process's object, which a server
+            # cannot fill: /run_code takes files and fetch_files itself.
+            raise SpecError("workspace", "files cannot be sent to the remote runtime")
 
     async def verify_jobs(self, jobs: Sequence[Job]) -> list[Result]:
         """Verify ``jobs`` on the service (one request, split if the server finds it too big).
@@ -283,7 +287,13 @@ class RemoteRuntime:
             "completion": job.completion,
             "tests": job.spec.model_dump(mode="json", by_alias=True),
             "policy": options.policy,
-            "limits": options.limits.model_dump(mode="json"),
+            "limits": options.limits.model_dump(
+                mode="json",
+                # Sent only when set, as the options below.
+                exclude={"budget_timeouts"}
+                if options.limits.budget_timeouts == DEFAULT_BUDGET_TIMEOUTS
+                else None,
+            ),
             "compare": options.compare.model_dump(mode="json") if options.compare else None,
             "max_tests": options.max_tests,
             "select": options.select,
@@ -293,6 +303,11 @@ class RemoteRuntime:
             **(
                 {"max_completion_chars": options.max_completion_chars}
                 if options.max_completion_chars != MAX_COMPLETION_CHARS
+                else {}
+            ),
+            **(
+                {"stop_on_failure": options.stop_on_failure}
+                if options.stop_on_failure is not None
                 else {}
             ),
         }
@@ -336,7 +351,7 @@ class RemoteRuntime:
         loop = asyncio.get_running_loop()
         url = f"{self.url}/score_batch"
         late = f"no complete answer from {url} within {self.timeout_s:g}s"
-        body = json.dumps({"items": [self._payload(job) for job in jobs]}).encode()
+        body = jsonio.dumps({"items": [self._payload(job) for job in jobs]}).encode()
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
             delay = self.backoff_s * 2**attempt
@@ -404,7 +419,7 @@ def _retry_after(header: str | None, default: float) -> float:
 
 def _detail(text: str) -> str:
     try:
-        detail = json.loads(text).get("detail", text)
+        detail = jsonio.loads(text).get("detail", text)
     except (ValueError, AttributeError):
         detail = text
     return str(detail)[:500]

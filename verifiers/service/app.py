@@ -62,10 +62,12 @@ from verifiers.service.sandbox_fusion import (
     LANGUAGES,
     RunCodeRequest,
     RunCodeResponse,
+    files_of,
     limits_of,
     sandbox_error,
     to_response,
     unsupported,
+    workspace_of,
 )
 from verifiers.specs import SqlTests, StdioCase, StdioTests, parse_tests
 
@@ -90,6 +92,7 @@ class ScoreRequest(BaseModel):
     extract: bool | None = None
     extraction: Mode | None = None
     max_completion_chars: int | None = None
+    stop_on_failure: bool | None = None
 
 
 class BatchRequest(BaseModel):
@@ -106,6 +109,7 @@ class BatchRequest(BaseModel):
     extract: bool | None = None
     extraction: Mode | None = None
     max_completion_chars: int | None = None
+    stop_on_failure: bool | None = None
 
 
 class RequestTimeout(Exception):
@@ -207,6 +211,7 @@ class Service:
             pick("select") or "last",
             extraction=pick("extraction") or "auto",
             max_completion_chars=MAX_COMPLETION_CHARS if cap is None else cap,
+            stop_on_failure=pick("stop_on_failure"),
         )
         self.check_limits(options.limits)
         if pick("extract") is False:
@@ -390,12 +395,14 @@ class Service:
             return sandbox_error(why)
         language = LANGUAGES[request.language]
         verifier = self.verifier(language)
+        wanted, notes = limits_of(request, Limits(), self.config.max_limits)
         try:
-            limits = Limits.model_validate(limits_of(request, Limits()))
+            limits = Limits.model_validate(wanted)
         except ValueError as err:
             raise SpecError("run_timeout/compile_timeout/memory_limit_MB", str(err)) from None
         self.check_limits(limits, "limits")
-        options = Options(limits=limits, extract=False)
+        workspace = workspace_of(request)
+        options = Options(limits=limits, extract=False, workspace=workspace)
         spec = StdioTests(cases=[StdioCase(input=request.stdin or "", output="")])
         stdout: list[str] = []
 
@@ -403,7 +410,11 @@ class Service:
             stdout.append(outcome.actual)
 
         [result] = await self.run([Job(verifier, request.code, spec, options)], [observe], received)
-        return to_response(result, verifier.language.name, stdout[0] if stdout else None)
+        answer = to_response(result, verifier.language.name, stdout[0] if stdout else None)
+        if workspace is not None:
+            notes += [f"{path} not fetched: {why}" for path, why in workspace.skipped.items()]
+        message = "; ".join(part for part in (answer.message, *notes) if part)
+        return answer.model_copy(update={"files": files_of(workspace), "message": message})
 
     # --- health -----------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from verifiers.jsonio import big_ints
 from verifiers.service.admission import TooLarge, request_cost
 from verifiers.service.metrics import ServiceMetrics
 
@@ -243,4 +244,7 @@ class BodyLimit:
                 return {"type": "http.request", "body": whole, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send)
+        # Specs and results may hold big integers (verifiers.jsonio); their cost is bounded
+        # by the body's size, read above.
+        with big_ints():
+            await self.app(scope, replay, send)

@@ -18,10 +18,16 @@ not is tabled in ``docs/service.md``.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import posixpath
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from verifiers.core import Workspace
+from verifiers.errors import SpecError
 from verifiers.limits import Limits
 from verifiers.results import Result, Status, TestResult, clean_text
 
@@ -36,6 +42,18 @@ LANGUAGES: dict[str, str] = {
 }
 #: Languages that SandboxFusion compiles first (their build is its ``compile_result``).
 COMPILED = frozenset({"go", "rust"})
+#: Most files a request may give the program, and their decoded size in all.
+MAX_FILES = 256
+MAX_FILES_BYTES = 16 * 1024 * 1024
+#: Most files a request may ask back, and their size in all (larger ones are left out).
+MAX_FETCH = 64
+MAX_FETCH_BYTES = 16 * 1024 * 1024
+#: SandboxFusion's request fields and the limits they set, for clamping to the server's caps.
+CLAMPED = (
+    ("run_timeout", "timeout_s", "s"),
+    ("compile_timeout", "build_timeout_s", "s"),
+    ("memory_limit_MB", "memory_mb", " MB"),
+)
 
 CommandStatus = Literal["Finished", "Error", "TimeLimitExceeded"]
 RunStatus = Literal["Success", "Failed", "SandboxError"]
@@ -87,20 +105,89 @@ def unsupported(request: RunCodeRequest) -> str | None:
     if request.language not in LANGUAGES:
         names = ", ".join(sorted(LANGUAGES))
         return f"language {request.language!r} is not supported by this server ({names})"
-    if any(content is not None for content in request.files.values()):
-        return "files are not supported by this server: send the program and its stdin only"
     return None
 
 
-def limits_of(request: RunCodeRequest, base: Limits) -> dict[str, Any]:
-    """The limits of the run: SandboxFusion's timeouts and memory over the server's defaults."""
+def _relative(path: str, field: str) -> str:
+    """``path`` as a clean path inside the work directory, or SpecError."""
+    clean = posixpath.normpath(path)
+    if not path or path.startswith("/") or clean == "." or clean.split("/")[0] == "..":
+        raise SpecError(field, "expected a path inside the working directory")
+    if "\0" in path:
+        raise SpecError(field, "a path cannot hold a NUL character")
+    return clean
+
+
+def workspace_of(request: RunCodeRequest) -> Workspace | None:
+    """The files the program starts with (base64 decoded) and the files to send back.
+
+    Raises:
+        SpecError: A path leaves the working directory, a content is not base64, or there
+            are more (or larger) files than :data:`MAX_FILES` and :data:`MAX_FILES_BYTES`,
+            or more to fetch than :data:`MAX_FETCH`.
+    """
+    files: dict[str, bytes] = {}
+    size = 0
+    given = {k: v for k, v in request.files.items() if v is not None}
+    if len(given) > MAX_FILES:
+        raise SpecError("files", f"at most {MAX_FILES} files, got {len(given)}")
+    for path, content in given.items():
+        field = f"files.{path}"
+        clean = _relative(path, field)
+        try:
+            data = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError):
+            raise SpecError(field, "the content is not base64") from None
+        size += len(data)
+        if size > MAX_FILES_BYTES:
+            raise SpecError("files", f"more than {MAX_FILES_BYTES} bytes in all once decoded")
+        files[clean] = data
+    if len(request.fetch_files) > MAX_FETCH:
+        raise SpecError("fetch_files", f"at most {MAX_FETCH} files, got {len(request.fetch_files)}")
+    for n, path in enumerate(request.fetch_files):
+        if not path.startswith("/"):
+            _relative(path, f"fetch_files[{n}]")
+    if not files and not request.fetch_files:
+        return None
+    return Workspace(
+        files=files,
+        fetch=tuple(dict.fromkeys(request.fetch_files)),
+        max_fetch_bytes=MAX_FETCH_BYTES,
+    )
+
+
+def limits_of(
+    request: RunCodeRequest, base: Limits, caps: Mapping[str, float] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The limits of the run, and a note for each one clamped to the server's cap.
+
+    SandboxFusion's timeouts and memory go over the server's defaults. A value over the
+    server's cap is run at the cap, with a note in the answer's ``message``, rather than
+    refused: veRL's ``sandbox_fusion`` reward reads a refusal as a reward of 0.
+    """
     limits = base.model_dump()
     limits["timeout_s"] = request.run_timeout
     limits["cpu_time_s"] = None
     limits["build_timeout_s"] = request.compile_timeout
     if request.memory_limit_MB > 0:
         limits["memory_mb"] = request.memory_limit_MB
-    return limits
+    notes = []
+    for field, name, unit in CLAMPED:
+        cap = (caps or {}).get(name)
+        if cap is not None and limits[name] > cap:
+            notes.append(
+                f"{field} {getattr(request, field):g}{unit} is over this server's cap: "
+                f"run with {cap:g}{unit}"
+            )
+            limits[name] = int(cap) if name == "memory_mb" else cap
+    return limits, notes
+
+
+def files_of(workspace: Workspace | None) -> dict[str, str]:
+    """The files fetched back, base64, as SandboxFusion answers them."""
+    if workspace is None:
+        return {}
+    return {path: base64.b64encode(data).decode() for path, data in workspace.fetched.items()}
 
 
 def _return_code(test: TestResult) -> int:
