@@ -10,6 +10,7 @@ import pytest
 from verifiers.languages.c import CLanguage
 from verifiers.languages.code_policy import Refusal
 from verifiers.languages.cpp import CPP, CFamilyCodePolicy, CppLanguage
+from verifiers.languages.cpp import test_program as assemble_tests
 from verifiers.languages.java import JavaCodePolicy, JavaLanguage
 from verifiers.protocols import CodeCheck
 from verifiers.specs import parse_tests
@@ -147,3 +148,10 @@ def test_only_function_style_tasks_are_checked() -> None:
     for language in (CLanguage(), CppLanguage(), JavaLanguage()):
         assert isinstance(language, CodeCheck)
         assert language.check_code("#include <unistd.h>\nint main() { _exit(0); }", stdio) is None
+
+
+def test_the_tests_keep_their_text() -> None:
+    """The grammar reads `typeid` as `sizeof`; the compiled tests keep what they say."""
+    program = assemble_tests(CPP, "int main() {\n    assert(typeid(int) == typeid(int));\n}\n")
+    assert "typeid(int) == typeid(int)" in program and "sizeof" not in program
+    assert "int main" not in program and "return 0;" in program

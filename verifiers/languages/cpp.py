@@ -247,8 +247,8 @@ def _function_name(src: Source, fn: tree_sitter.Node) -> str:
 def test_program(dialect: Dialect, test: str) -> str:
     """The test code with its ``main`` renamed, and the entry the harness calls.
 
-    Raises nothing: test code without ``main`` gets an entry that returns 0 (compiling is
-    all there is to check).
+    Test code without ``main`` gets an entry that returns 0 (compiling is all there is to
+    check).
     """
     src = _parse(dialect.grammar, test)
     main = _main_function(src)
@@ -269,7 +269,8 @@ def test_program(dialect: Dialect, test: str) -> str:
             if params is None
             else len([p for p in params.named_children if p.type == "parameter_declaration"])
         )
-        data = src.data
+        # The test's own text (the parse read `typeid` as `sizeof`, at the same positions).
+        data = test.encode("utf-8", errors="surrogatepass")
         block = main.child_by_field_name("body")
         # Only `main` may end without a return (it returns 0): the renamed function gets
         # the return it implied, so that falling off its end is not undefined behaviour.

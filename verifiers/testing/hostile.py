@@ -700,6 +700,142 @@ C_HOSTILE = _battery(
     },
 )
 
+# --- Java ------------------------------------------------------------------------------------
+
+
+def _java(body: str, imports: str = "java.util.*") -> str:
+    """A ``Main`` whose ``main`` runs ``body`` (throwing what it throws)."""
+    head = "".join(f"import {i};\n" for i in imports.split())
+    return (
+        f"{head}\npublic class Main {{\n    public static void main(String[] args) throws "
+        f"Exception {{\n{body}    }}\n}}\n"
+    )
+
+
+_JAVA_VERDICT = '        System.out.println(hit ? "PWNED" : "contained");\n'
+_JAVA_READS = _java(
+    "        boolean hit = false;\n        for (String p : new String[] {PATHS}) {\n"
+    "            try {\n"
+    "                java.nio.file.Files.readAllBytes(java.nio.file.Path.of(p));\n"
+    "                hit = true;\n            } catch (Exception e) {\n            }\n        }\n"
+    + _JAVA_VERDICT
+)
+_JAVA_CONNECT = _java(
+    "        boolean hit = false;\n        try (java.net.Socket s = new java.net.Socket()) {\n"
+    '            s.connect(new java.net.InetSocketAddress("ADDR", PORT), 2000);\n'
+    "            hit = true;\n        } catch (Exception e) {\n        }\n" + _JAVA_VERDICT
+)
+_JAVA_RUN = (
+    "    static boolean run(String... argv) {\n        try {\n"
+    "            return new ProcessBuilder(argv).start().waitFor() == 0;\n"
+    "        } catch (Exception e) {\n            return false;\n        }\n    }\n"
+)
+_JAVA_FLOOD = _java(
+    '        String s = "x".repeat(10000);\n        while (!STREAM.checkError()) STREAM.print(s);\n'
+)
+
+JAVA_HOSTILE = _battery(
+    "java",
+    {
+        "fork_bomb": _java('        while (true) new ProcessBuilder("sleep", "100").start();\n'),
+        "heap_bomb": _java(
+            "        List<long[]> keep = new ArrayList<>();\n"
+            "        while (true) keep.add(new long[1 << 17]);\n"
+        ),
+        "stack_bomb": _java("        System.out.println(f(0));\n").replace(
+            "public static void main",
+            "static long f(long n) {\n        long[] pad = new long[64];\n"
+            "        return f(n + 1) + pad[(int) (n % 64)];\n    }\n\n    public static void main",
+        ),
+        "disk_fill": _java(
+            "        byte[] chunk = new byte[1 << 20];\n        long n = 0;\n"
+            '        for (String p : new String[] {"/sandbox/fill", "/tmp/fill"}) {\n'
+            "            try (java.io.FileOutputStream f = new java.io.FileOutputStream(p)) {\n"
+            "                for (int k = 0; k < 100000; k++) {\n"
+            "                    f.write(chunk);\n"
+            "                    n++;\n                }\n            } catch (Exception e) {\n"
+            "            }\n        }\n        boolean hit = n >= 4096;\n" + _JAVA_VERDICT
+        ),
+        "stdout_flood": _JAVA_FLOOD.replace("STREAM", "System.out"),
+        "stderr_flood": _JAVA_FLOOD.replace("STREAM", "System.err"),
+        "stdin_forever": _java(
+            "        byte[] b = new byte[4096];\n        while (true) System.in.read(b);\n"
+        ),
+        "ignore_sigterm": _java(
+            '        sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> {\n        });\n'
+            "        long n = 0;\n        while (n >= 0) n = n | 1;\n"
+        ),
+        "sleep": _java("        Thread.sleep(600_000);\n"),
+        "daemon": _java(
+            f'        new ProcessBuilder("setsid", "sh", "-c", "{_DAEMON}").start();\n'
+            '        System.out.println("ok");\n'
+        ),
+        # kill(-1) as Java has it: every process it can see but itself.
+        "signal_others": _java(
+            "        boolean hit = ProcessHandle.of(@@HOST_PID@@)"
+            ".map(ProcessHandle::destroyForcibly).orElse(false);\n"
+            "        long self = ProcessHandle.current().pid();\n"
+            "        ProcessHandle.allProcesses().filter(p -> p.pid() != self)"
+            ".forEach(ProcessHandle::destroyForcibly);\n" + _JAVA_VERDICT
+        ),
+        "network_local": _JAVA_CONNECT.replace("PORT", "@@PORT@@").replace("ADDR", "127.0.0.1"),
+        "network_outside": _JAVA_CONNECT.replace("PORT", "80").replace("ADDR", "1.1.1.1"),
+        "secret_env": _java(
+            '        boolean hit = System.getenv("@@ENV@@") != null;\n' + _JAVA_VERDICT
+        ),
+        "secret_files": _JAVA_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "proc_environ": _java(
+            '        List<String> paths = new ArrayList<>(List.of("/proc/1/environ", '
+            '"/proc/self/environ"));\n'
+            '        String[] names = new java.io.File("/proc").list();\n'
+            "        for (String n : names == null ? new String[0] : names) "
+            'paths.add("/proc/" + n + "/environ");\n'
+            "        boolean hit = false;\n        for (String p : paths) {\n            try {\n"
+            "                String data = new String(java.nio.file.Files.readAllBytes("
+            "java.nio.file.Path.of(p)), java.nio.charset.StandardCharsets.ISO_8859_1);\n"
+            '                hit = hit || data.contains("@@ENV@@");\n'
+            "            } catch (Exception e) {\n            }\n        }\n" + _JAVA_VERDICT
+        ),
+        "etc_shadow": _JAVA_READS.replace("PATHS", '"/etc/shadow"'),
+        "write_outside": _java(
+            f"        for (String p : new String[] {{{_strings(WRITE_TARGETS)}}}) {{\n"
+            "            try {\n"
+            "                java.nio.file.Path path = java.nio.file.Path.of(p);\n"
+            "                java.nio.file.Files.createDirectories(path.getParent());\n"
+            '                java.nio.file.Files.writeString(path, "x");\n'
+            "            } catch (Exception e) {\n            }\n        }\n"
+            '        System.out.println("ok");\n'
+        ),
+        "symlink": _java(
+            f"        String[] targets = {{{_strings(_LINK_TARGETS)}}};\n"
+            "        boolean hit = false;\n"
+            "        for (int i = 0; i < targets.length; i++) {\n            try {\n"
+            "                java.nio.file.Path link =\n"
+            '                    java.nio.file.Path.of("/sandbox/link" + i);\n'
+            "                java.nio.file.Files.createSymbolicLink(link, "
+            "java.nio.file.Path.of(targets[i]));\n"
+            "                java.nio.file.Files.readAllBytes(link);\n                hit = true;\n"
+            "            } catch (Exception e) {\n            }\n        }\n" + _JAVA_VERDICT
+        ),
+        "close_stdout": _java(
+            '        System.out.println("ok");\n        System.out.flush();\n'
+            "        System.out.close();\n        Thread.sleep(100);\n"
+        ),
+        "binary_output": _java(
+            "        System.out.write(new byte[] {(byte) 0xff, (byte) 0xfe, 0x00, (byte) 0x80, "
+            "(byte) 0xc3, 0x28});\n        System.out.flush();\n"
+        ),
+        "deep_recursion": _java("        System.out.println(f(0));\n").replace(
+            "public static void main",
+            "static long f(long n) {\n        return f(n + 1) + 1;\n    }\n\n"
+            "    public static void main",
+        ),
+        "new_namespace": _java(
+            '        boolean hit = run("unshare", "--user", "true");\n' + _JAVA_VERDICT
+        ).replace("public static void main", _JAVA_RUN.strip() + "\n\n    public static void main"),
+    },
+)
+
 #: The battery of every language that runs programs of its own.
 HOSTILE: dict[str, list[Hostile]] = {
     "python": PYTHON_HOSTILE,
@@ -707,4 +843,5 @@ HOSTILE: dict[str, list[Hostile]] = {
     "go": GO_HOSTILE,
     "rust": RUST_HOSTILE,
     "c": C_HOSTILE,
+    "java": JAVA_HOSTILE,
 }
