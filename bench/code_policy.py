@@ -1,6 +1,7 @@
 """What the Go and Rust code policies cost per program, against what a program costs anyway.
 
-Programs: every HumanEval-X canonical solution in ``../shared/datasets`` (the whole tree is
+Programs: every HumanEval-X canonical solution (the shared copy when present, else the
+bundled sample: ``verifiers.testing.datasets``, which the run names; the whole tree is
 walked: the worst case, an allowed program) and a variant of each that the policy refuses
 (an ``os`` / ``std::process`` call first thing in the function). For each program, in this
 process:
@@ -21,9 +22,7 @@ of 3 repetitions, but the first sample's, which is one call). Usage::
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import os
 import statistics
 import time
 from collections.abc import Callable
@@ -39,12 +38,8 @@ from verifiers.api import resolve_runtime
 from verifiers.build_cache import BuildCache
 from verifiers.core import CodeVerifier
 from verifiers.protocols import CodeCheck
+from verifiers.testing import datasets
 
-SHARED = Path(
-    os.environ.get(
-        "VERIFIERS_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-    )
-)
 FILES = {"go": "go", "rust": "rust"}
 #: A first statement the policy refuses (a process-level escape hatch).
 REFUSED = {"go": "    os.Exit(0)\n", "rust": "    std::process::exit(0);\n"}
@@ -52,9 +47,8 @@ REFUSED = {"go": "    os.Exit(0)\n", "rust": "    std::process::exit(0);\n"}
 
 def programs(language: str, problems: int | None) -> list[tuple[str, str, dict[str, Any]]]:
     """(allowed code, refused code, tests) per problem."""
-    path = SHARED / "humaneval_x" / f"humaneval_x_{FILES[language]}.jsonl.gz"
-    with gzip.open(path, "rt") as f:
-        rows = [json.loads(line) for line in f][:problems]
+    stem = f"humaneval_x_{FILES[language]}"
+    rows = datasets.rows("humaneval_x", stem, report=print)[:problems]
     out = []
     for row in rows:
         head = row["declaration"] if language == "rust" else row["prompt"]

@@ -150,6 +150,9 @@ def test_kattis_python_submissions_get_their_verdicts(runtime: LocalRuntime) -> 
             runtime=runtime,
             compare={"mode": "tokens"},
             limits={"timeout_s": 2},
+            # Every test runs: a partially accepted submission's verdict and credit are
+            # over all of them (binary's default stops at the first failing test).
+            stop_on_failure=False,
         )
         if r["language"] == "python2":
             assert result.status is Status.SYNTAX_ERROR, r["submission"]
