@@ -13,7 +13,7 @@ from verifiers.errors import SpecError
 from verifiers.keys import content_key
 from verifiers.limits import Limits
 from verifiers.parsing import TREE_SITTER_LIMIT, SyntaxIssue, tree_sitter_check
-from verifiers.program import ProcessResult, Program, Step, ToolchainSpec, resolve
+from verifiers.program import ProcessResult, Program, ProgramTest, Step, ToolchainSpec, resolve
 from verifiers.protocols import TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import AssertScriptTests, CompareOptions, StdioTests, TestSpec, parse_tests
@@ -310,3 +310,26 @@ def pin_toolchain(program: Program, spec: ToolchainSpec, path: str | None) -> Pr
         toolchains=tuple(t for t in program.toolchains if t.name != spec.name),
         build_key=content_key(program.build_key, tool.identity) if program.build_key else None,
     )
+
+
+def judge_first(
+    test: ProgramTest,
+    spec: TestSpec,
+    proc: ProcessResult,
+    limits: Limits,
+    compare: CompareOptions | None,
+    memory_markers: Iterable[bytes] = (),
+) -> tuple[Records, TestOutcome | None]:
+    """What a compiled language judges before its own rules.
+
+    Returns the run's records, and the outcome when a limit decides it or the test is a
+    stdin/stdout one (else None).
+    """
+    by_event = records(proc.channel)
+    limit = limit_outcome(proc, limits, by_event, memory_markers)
+    if limit is not None:
+        return by_event, limit
+    if test.meta["mode"] == "stdio":
+        assert isinstance(spec, StdioTests)
+        return by_event, judge_stdio(spec, test.index, proc, compare)
+    return by_event, None

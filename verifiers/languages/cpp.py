@@ -41,11 +41,9 @@ from verifiers.keys import content_key
 from verifiers.languages.code_policy import Refusal, Source, first, leaves, walk
 from verifiers.languages.common import (
     TreeSitterLanguage,
+    judge_first,
     judge_pass_record,
-    judge_stdio,
-    limit_outcome,
     pin_toolchain,
-    records,
     stderr_tail,
 )
 from verifiers.limits import Limits
@@ -463,13 +461,9 @@ class CFamilyLanguage(TreeSitterLanguage):
         compare: CompareOptions | None,
     ) -> TestOutcome:
         """Limits, then failed assertions (wrong answer) and crashes, then the pass record."""
-        by_event = records(proc.channel)
-        limit = limit_outcome(proc, limits, by_event, MEMORY_MARKERS)
-        if limit is not None:
-            return limit
-        if test.meta["mode"] == "stdio":
-            assert isinstance(spec, StdioTests)
-            return judge_stdio(spec, test.index, proc, compare)
+        by_event, decided = judge_first(test, spec, proc, limits, compare, MEMORY_MARKERS)
+        if decided is not None:
+            return decided
         if "pass" not in by_event:
             if proc.signal == signal.SIGABRT and b"Assertion" in proc.stderr:
                 return TestOutcome(Status.FAILED, stderr_tail(proc) or "an assertion failed")

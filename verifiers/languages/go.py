@@ -53,11 +53,9 @@ from verifiers.languages.code_policy import (
 )
 from verifiers.languages.common import (
     TreeSitterLanguage,
+    judge_first,
     judge_pass_record,
-    judge_stdio,
-    limit_outcome,
     pin_toolchain,
-    records,
     stderr_tail,
 )
 from verifiers.limits import Limits
@@ -863,13 +861,9 @@ class GoLanguage(TreeSitterLanguage):
         compare: CompareOptions | None,
     ) -> TestOutcome:
         """Limits, then panics (runtime error) and failed tests (wrong answer), then the nonce."""
-        by_event = records(proc.channel)
-        limit = limit_outcome(proc, limits, by_event, MEMORY_MARKERS)
-        if limit is not None:
-            return limit
-        if test.meta["mode"] == "stdio":
-            assert isinstance(spec, StdioTests)
-            return judge_stdio(spec, test.index, proc, compare)
+        by_event, decided = judge_first(test, spec, proc, limits, compare, MEMORY_MARKERS)
+        if decided is not None:
+            return decided
         output = proc.stdout + proc.stderr
         if b"\npanic: " in b"\n" + output or proc.exit_code == 2:
             return TestOutcome(Status.RUNTIME_ERROR, stderr_tail(proc) or _tail(proc.stdout))

@@ -50,11 +50,9 @@ from verifiers.languages.code_policy import (
 )
 from verifiers.languages.common import (
     TreeSitterLanguage,
+    judge_first,
     judge_pass_record,
-    judge_stdio,
-    limit_outcome,
     pin_toolchain,
-    records,
 )
 from verifiers.limits import Limits
 from verifiers.parsing import grammar
@@ -1328,13 +1326,9 @@ class RustLanguage(TreeSitterLanguage):
         compare: CompareOptions | None,
     ) -> TestOutcome:
         """Limits, then panics (assertion: wrong answer; others: runtime error), then the answer."""
-        by_event = records(proc.channel)
-        limit = limit_outcome(proc, limits, by_event, MEMORY_MARKERS)
-        if limit is not None:
-            return limit
-        if test.meta["mode"] == "stdio":
-            assert isinstance(spec, StdioTests)
-            return judge_stdio(spec, test.index, proc, compare)
+        by_event, decided = judge_first(test, spec, proc, limits, compare, MEMORY_MARKERS)
+        if decided is not None:
+            return decided
         panic = by_event.get("panic")
         if panic is not None and "pass" not in by_event:  # a #[should_panic] test passes
             message = f"panicked at {panic.get('location', '?')}: {panic.get('message', '')}"
