@@ -131,6 +131,11 @@ def main() -> None:
     if not verdict.available:
         raise SystemExit(f"the local sandbox is unavailable: {verdict.detail}")
     node = shutil.which("node")
+    if node is None:
+        # Half a table is not a measurement: say what is missing instead of leaving it out.
+        raise SystemExit(
+            "node is not installed (the JavaScript half needs it): apt-get install nodejs"
+        )
     rows: list[dict[str, Any]] = []
     for payload, (py_code, py_arg, js_code, js_arg) in PAYLOADS.items():
         judged = per_call_judged("python", py_code, py_arg, args.calls, args.repeat, runtime)
@@ -138,8 +143,6 @@ def main() -> None:
         rows.append(
             {"language": "python", "payload": payload, "judged_us": judged, "local_us": local}
         )
-        if node is None:
-            continue
         judged = per_call_judged("javascript", js_code, js_arg, args.calls, args.repeat, runtime)
         local = per_call_js_in_process(node, js_code, js_arg, args.calls, args.repeat)
         rows.append(
@@ -163,8 +166,6 @@ def main() -> None:
             f"{ratio:.0f}",
         )
     console.print(table)
-    if node is None:
-        console.print("node not found: JavaScript skipped")
     if args.json:
         args.json.write_text(json.dumps({"calls": args.calls, "rows": rows}, indent=2))
 
