@@ -197,6 +197,13 @@ class Step:
             program's ``judge_entries`` and ``judge_files``.
         check: A checker run after the process when it ended cleanly, or an interactor
             run beside it (:class:`Check`); :attr:`ProcessResult.check` reports it.
+        warm_argv: The command line of a *runner* that can serve this step and the
+            program's other steps with the same runner in one process, kept between them
+            (a warm Node, say: no interpreter start per test). The runner reads each test
+            on descriptor 5 and replies on 6 (see ``runtimes/_agent.py``); it is the
+            program's own process, so its replies are the program's output and nothing
+            more, under the same limits. ``argv`` still runs the step alone, as a runtime
+            does where a step has a judge or a checker.
     """
 
     argv: tuple[str, ...]
@@ -209,6 +216,7 @@ class Step:
     cwd: str | None = None
     judge: Step | None = None
     check: Check | None = None
+    warm_argv: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

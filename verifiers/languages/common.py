@@ -296,10 +296,12 @@ def pin_toolchain(program: Program, spec: ToolchainSpec, path: str | None) -> Pr
     values = dict(tool.placeholders)
 
     def fix(step: Step) -> Step:
+        warm = step.warm_argv
         return dataclasses.replace(
             step,
             argv=tuple(resolve(a, values) for a in step.argv),
             env={k: resolve(v, values) for k, v in step.env.items()},
+            warm_argv=tuple(resolve(a, values) for a in warm) if warm is not None else None,
         )
 
     return dataclasses.replace(

@@ -77,11 +77,12 @@ class JavaScriptLanguage(TreeSitterLanguage):
     grammar = "tree_sitter_javascript"
     toolchains = (NODE,)
 
-    def __init__(self, node: str | None = None) -> None:
+    def __init__(self, node: str | None = None, warm: bool = True) -> None:
         self._node = node
-        self._harness = (
-            resources.files("verifiers.languages").joinpath("_js_harness.js").read_bytes()
-        )
+        self._warm = warm
+        here = resources.files("verifiers.languages")
+        self._harness = here.joinpath("_js_harness.js").read_bytes()
+        self._runner = here.joinpath("_js_runner.js").read_bytes()
 
     def toolchain(self) -> str:
         """Node's version on this host (for ``verifiers doctor``)."""
@@ -90,19 +91,32 @@ class JavaScriptLanguage(TreeSitterLanguage):
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
-        """One ``node`` run per test; the harness for programs with tests."""
+        """A warm Node serving every stdin/stdout test; the harness for programs with tests.
+
+        A stdin/stdout test runs in a worker thread of one Node process kept for the
+        program (``_js_runner.js``: a thread starts in milliseconds, Node in tens of them),
+        or in a ``node`` of its own where a checker or interactor judges it, or with
+        ``warm=False``.
+        """
         step_limits = limits.step_limits(runtime_reserve=True)
-        heap = f"--max-old-space-size={max(16, limits.memory_mb * 3 // 4)}"
+        heap_mb = max(16, limits.memory_mb * 3 // 4)
+        heap = f"--max-old-space-size={heap_mb}"
         files: dict[str, bytes] = {}
         tests = []
         if isinstance(spec, StdioTests):
             files["solution.js"] = code.encode("utf-8", errors="surrogateescape")
+            warm = None
+            if self._warm:
+                files["runner.js"] = self._runner
+                runner = ("{program_dir}/runner.js", "{program_dir}/solution.js", str(heap_mb))
+                warm = ("{node}", heap, *runner)
             for index in selected:
                 stdin = spec.cases[index].input.encode("utf-8", errors="surrogateescape")
                 step = Step(
                     argv=("{node}", heap, "{program_dir}/solution.js"),
                     limits=step_limits,
                     stdin=stdin,
+                    warm_argv=warm,
                 )
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "stdio"}))
         else:

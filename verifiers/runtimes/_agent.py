@@ -1173,6 +1173,348 @@ def run(
     return header, out
 
 
+# --- warm runners: one process serving every test of a program ---------------------------
+
+#: A runner's CPU limit is this many times a test's, and it is replaced once it has used
+#: half of that: its CPU is the sum of its tests'.
+RUNNER_CPU_FACTOR = 64
+#: The most a runner's reply header may hold.
+RUNNER_HEADER_MAX = 1 << 16
+
+
+class _Runner:
+    """A live runner: the process, its request and reply pipes, its own output."""
+
+    def __init__(self, key: str, pid: int, requests: int, replies: int, output: int) -> None:
+        self.key = key
+        self.pid = pid
+        self.requests = requests
+        self.replies = replies
+        self.output = output
+        self.cpu_s = 0.0
+
+    def close(self) -> None:
+        for fd in (self.requests, self.replies, self.output):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_runner: _Runner | None = None
+
+
+def _forget_runner() -> None:
+    """The runner is gone or about to be (every process of the program is killed)."""
+    global _runner
+    if _runner is not None:
+        _runner.close()
+        _runner = None
+
+
+def _retire_runner(reaped: bool = False) -> None:
+    """Kill the runner and everything else the program runs; wait for them."""
+    if _runner is not None:
+        pid = _runner.pid
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if not reaped:
+            _wait_rusage(pid)
+        _kill_others(pid)
+    _reap_all(time.monotonic() + 2.0)
+    _forget_runner()
+
+
+def _runner_ready(runner: _Runner) -> bool:
+    """The runner is alive and idle: it has not ended, and sent nothing since its last reply
+    (bytes ahead of a request would be read as the next test's reply: a runner that sends
+    them is not used again)."""
+    try:
+        got, _ = os.waitpid(runner.pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    if got != 0:
+        return False
+    try:
+        return not os.read(runner.replies, 1)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def _start_runner(req: dict[str, Any], key: str) -> _Runner:
+    limits = dict(req["limits"])
+    limits["cpu_s"] = int(limits["cpu_s"]) * RUNNER_CPU_FACTOR
+    requests_r, requests_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    output_r, output_w = os.pipe()
+    exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
+    stdin = _memfd(b"")
+    fds = {
+        "stdin": stdin,
+        "stdout": output_w,
+        "stderr": output_w,
+        "calls_in": requests_r,
+        "calls_out": replies_w,
+    }
+    try:
+        pid = _spawn_local({**req, "limits": limits}, fds, exec_w, "program")
+    finally:
+        for fd in (stdin, output_w, requests_r, replies_w, exec_w):
+            os.close(fd)
+    # An exec that failed says why on the close-on-exec pipe; one that worked closes it.
+    with os.fdopen(exec_r, "rb") as f:
+        error = f.read(1 << 16)
+    if error:
+        for fd in (requests_w, replies_r, output_r):
+            os.close(fd)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        raise _RunnerExecError(error.decode(errors="replace"))
+    for fd in (replies_r, output_r):
+        os.set_blocking(fd, False)
+    return _Runner(key, pid, requests_w, replies_r, output_r)
+
+
+class _RunnerExecError(Exception):
+    """The runner's executable could not be started."""
+
+
+def _runner_key(req: dict[str, Any]) -> str:
+    """What makes two steps the same runner: all but their time limit and their stdin."""
+    limits = {k: v for k, v in req["limits"].items() if k != "timeout_s"}
+    return json.dumps([req["argv"], req.get("env"), req.get("cwd"), limits], sort_keys=True)
+
+
+def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """Run one test in the program's warm runner (``Step.warm_argv``), starting it if needed.
+
+    The runner is the program's own process (its code and the runner's share it), so what
+    it reports is taken as the program's output only: the wall-clock limit, the output cap
+    and the size of every reply are enforced here, and a runner that ends, stalls or sends
+    garbage has crashed the test it was running (the next test gets a new runner). Anything
+    else the test left running is killed with the runner, as after any run.
+    """
+    global _runner
+    limits = req["limits"]
+    timeout = float(limits["timeout_s"])
+    cap = int(limits["max_output_bytes"])
+    key = _runner_key(req)
+    started = time.monotonic()
+    if _runner is not None and (
+        _runner.key != key or _runner.cpu_s * 2 > _runner_cpu(req) or not _runner_ready(_runner)
+    ):
+        _retire_runner()
+    exec_error = None
+    if _runner is None:
+        try:
+            _runner = _start_runner(req, key)
+        except _RunnerExecError as exc:
+            exec_error = str(exc)
+    stdin = blobs[req["stdin"]] if isinstance(req.get("stdin"), int) else b""
+    stdout = _Stream("stdout", -1, cap, cap, tail=False)
+    stderr = _Stream("stderr", -1, cap, STDERR_KEEP, tail=True)
+    reply: dict[str, Any] | None = None
+    status: int | None = None
+    usage: Any = None
+    timed_out = False
+    exceeded: str | None = None
+    oom_before = _oom_kills()
+    runner = _runner
+    if runner is not None:
+        header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
+        request = struct.pack(">I", len(header)) + header + stdin
+        reply, status, usage, timed_out, exceeded = _exchange(
+            runner, request, started + timeout, cap, stdout, stderr
+        )
+    wall = time.monotonic() - started
+    alive = runner is not None and status is None and reply is not None and exceeded is None
+    if runner is not None and not alive:
+        # Timed out, over its output, ended or broken: the runner goes with the test.
+        if status is None:
+            try:
+                os.kill(runner.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            _, status, usage = _wait_rusage(runner.pid)
+            if timed_out:
+                status = None  # killed for its time: the status says nothing more
+        _retire_runner(reaped=True)
+    elif runner is not None:
+        runner.cpu_s += float(reply.get("cpu_s") or 0.0) if reply else 0.0
+        if [p for p in _others() if p != runner.pid]:
+            _retire_runner()  # what the test started goes, and the runner with it
+    exit_code: int | None = None
+    sig: int | None = None
+    cpu = 0.0
+    if reply is not None and status is None:
+        code = reply.get("exit_code")
+        exit_code = code if isinstance(code, int) and 0 <= code < 256 else 1
+        cpu = float(reply.get("cpu_s") or 0.0) if isinstance(reply.get("cpu_s"), float) else 0.0
+    elif status is not None and not timed_out:
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        if usage is not None:
+            cpu = usage.ru_utime + usage.ru_stime
+    elif timed_out:
+        sig = signal.SIGKILL
+    if reply is None and status is None and exec_error is None and not timed_out:
+        exit_code = 1  # the runner broke its own protocol: the program's crash
+    oom_after = _oom_kills()
+    out_header: dict[str, Any] = {
+        "exit_code": exit_code,
+        "signal": sig,
+        "wall_s": round(wall, 6),
+        "cpu_s": round(min(cpu, wall * 64), 6),
+        "maxrss_kb": 0,
+        "timed_out": timed_out,
+        "run_delay_s": None,
+        "output_exceeded": exceeded,
+        "stdout_truncated": stdout.exceeded,
+        "stderr_truncated": stderr.size > stderr.kept,
+        "stderr_bytes": stderr.size,
+        "nonce": "",
+        "exec_error": exec_error,
+        "oom_killed": oom_after > oom_before,
+        "oom_kills": oom_after,
+        "warm": True,
+    }
+    return out_header, [stdout.data(), stderr.data(), b""]
+
+
+def _runner_cpu(req: dict[str, Any]) -> float:
+    return float(int(req["limits"]["cpu_s"]) * RUNNER_CPU_FACTOR)
+
+
+def _wait_rusage(pid: int) -> tuple[int, int | None, Any]:
+    try:
+        got, status, usage = os.wait4(pid, 0)
+        return got, status, usage
+    except ChildProcessError:
+        return pid, None, None
+
+
+def _exchange(
+    runner: _Runner,
+    request: bytes,
+    deadline: float,
+    cap: int,
+    stdout: _Stream,
+    stderr: _Stream,
+) -> tuple[dict[str, Any] | None, int | None, Any, bool, str | None]:
+    """Send one test to ``runner`` and read its reply: (reply, exit status, usage, timed
+    out, stream over the cap). An exit status means the runner ended (no reply)."""
+    try:
+        pidfd = os.pidfd_open(runner.pid)  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        pidfd = -1
+    view = memoryview(request)
+    os.set_blocking(runner.requests, False)
+    buffer = bytearray()
+    limit = RUNNER_HEADER_MAX + 2 * cap + 8
+    try:
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return None, None, None, True, None
+            poller = select.poll()
+            poller.register(runner.replies, select.POLLIN)
+            poller.register(runner.output, select.POLLIN)
+            if pidfd >= 0:
+                poller.register(pidfd, select.POLLIN)
+            if view:
+                poller.register(runner.requests, select.POLLOUT)
+            wait = min(deadline - now, 0.25 if pidfd >= 0 else 0.005)
+            try:
+                events = poller.poll(max(wait, 0.0) * 1000)
+            except InterruptedError:
+                continue
+            for fd, _ in events:
+                if fd == runner.requests and view:
+                    try:
+                        view = view[os.write(runner.requests, view) :]
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        view = memoryview(b"")  # the runner is gone: its end says why
+                elif fd == runner.output:
+                    try:
+                        chunk = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if chunk:
+                        stderr.add(chunk)  # the runner's own output: diagnostics
+                elif fd == runner.replies:
+                    try:
+                        chunk = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        # Its reply channel closed (by the program, or as it ended): the
+                        # runner cannot serve, and is stopped if it has not ended.
+                        try:
+                            os.kill(runner.pid, signal.SIGKILL)
+                        except (ProcessLookupError, PermissionError):
+                            pass
+                        _, status, usage = _wait_rusage(runner.pid)
+                        return None, status, usage, False, None
+                    buffer += chunk
+                    if len(buffer) > limit:
+                        return None, None, None, False, "stdout"
+                    try:
+                        reply = _parse_reply(buffer, cap, stdout, stderr)
+                    except (ValueError, UnicodeDecodeError, RecursionError):
+                        return None, None, None, False, None  # garbage: the test crashed
+                    if reply is not None:
+                        if reply.get("output_exceeded") in ("stdout", "stderr"):
+                            return reply, None, None, False, str(reply["output_exceeded"])
+                        return reply, None, None, False, None
+                elif fd == pidfd:
+                    _, status, usage = _wait_rusage(runner.pid)
+                    return None, status, usage, False, None
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+
+
+def _parse_reply(
+    buffer: bytearray, cap: int, stdout: _Stream, stderr: _Stream
+) -> dict[str, Any] | None:
+    """A complete reply in ``buffer`` (its streams added), None while it is incomplete.
+
+    Malformed replies raise ``ValueError`` (the caller treats the runner as crashed).
+    """
+    if len(buffer) < 4:
+        return None
+    size = struct.unpack(">I", bytes(buffer[:4]))[0]
+    if size > RUNNER_HEADER_MAX:
+        raise ValueError("the runner's reply header is too large")
+    if len(buffer) < 4 + size:
+        return None
+    header = json.loads(bytes(buffer[4 : 4 + size]))
+    if not isinstance(header, dict):
+        raise ValueError("the runner's reply is not an object")
+    out_n, err_n = header.get("stdout_bytes"), header.get("stderr_bytes")
+    if not (isinstance(out_n, int) and isinstance(err_n, int) and min(out_n, err_n) >= 0):
+        raise ValueError("the runner's reply has no stream sizes")
+    if out_n > cap + 1 or err_n > cap + 1:
+        header["output_exceeded"] = "stdout" if out_n > cap + 1 else "stderr"
+    end = 4 + size + out_n + err_n
+    if len(buffer) < end:
+        return None
+    body = bytes(buffer[4 + size : end])
+    stdout.add(body[:out_n])
+    stderr.add(body[out_n:])
+    if len(buffer) > end:
+        raise ValueError("the runner sent more than one reply")
+    return header
+
+
 def _load_entry(path: str) -> ModuleType:
     import hashlib
     import importlib.util
@@ -1587,6 +1929,7 @@ def reset() -> dict[str, Any]:
         return {"ok": True, "clean": False, "reason": "not the sandbox's init process"}
     _kill_others(0)
     _reap_all(time.monotonic() + 2.0)
+    _forget_runner()
     _program_files.clear()
     _judge_files.clear()
     _entries.clear()
@@ -1653,10 +1996,20 @@ def _run_delay(pid: int) -> float | None:
         return None
 
 
+def _run_step(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    """A step in the program's warm runner when it asks for one, else in a process of its own."""
+    warm = req.get("warm_argv")
+    if warm and req.get("judge") is None and req.get("check") is None:
+        return run_warm({**req, "argv": warm}, blobs)
+    if _runner is not None:
+        _retire_runner()  # every other run kills all the program's processes anyway
+    return run(req, blobs)
+
+
 def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
     op = header.get("op")
     if op == "run":
-        reply, out = run(header, blobs)
+        reply, out = _run_step(header, blobs)
         reply["ok"] = True
         return reply, out
     if op == "run_many":
@@ -1681,7 +2034,7 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
                     step = _with_timeout(step, left)
             if max_bytes and results and size >= max_bytes:
                 break
-            reply, streams = run(step, blobs)
+            reply, streams = _run_step(step, blobs)
             reply["budget_cut"] = cut and bool(reply.get("timed_out"))
             results.append(reply)
             outputs.append(streams)

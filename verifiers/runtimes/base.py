@@ -311,6 +311,8 @@ class AgentConnection:
                 raise ValueError("a call step needs a module")
             header["module"] = resolve(step.module, ph)
             header["function"] = step.function
+        if step.warm_argv is not None:
+            header["warm_argv"] = [resolve(a, ph) for a in step.warm_argv]
         if step.judge is not None:
             header["judge"] = {**self._step_header(step.judge, base_env, blobs), "role": "judge"}
         if step.check is not None:
