@@ -36,12 +36,13 @@ from verifiers.checkers import (
     interactor_outcome,
     judge_args,
     judge_sources,
+    program_executable,
 )
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError, UnknownNameError
 from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
 from verifiers.jsonio import big_ints, check_depth
 from verifiers.keys import SDK_VERSION, content_key, json_key
-from verifiers.limits import Limits
+from verifiers.limits import MIB, Limits
 from verifiers.parsing import SyntaxIssue
 from verifiers.program import Check, Executable, ProcessResult, Program, ProgramTest, Step, resolve
 from verifiers.protocols import (
@@ -376,15 +377,18 @@ def judge_executable(judge: JudgeProgram, field: str, limits: Limits) -> Executa
         language = get_language(judge.language)
     except UnknownNameError as err:
         raise SpecError(f"{field}.language", str(err)) from None
-    make = getattr(language, "executable", None)
-    if not callable(make):
-        raise SpecError(
-            f"{field}.language", f"{language.name} programs cannot be checkers or interactors"
-        )
     if judge.protocol == "function" and language.name != "python":
         raise SpecError(f"{field}.protocol", "a check function is Python")
     source, files = judge_sources(judge)
-    exe = make(source, files, limits, field)
+    # Built for the judge's own memory limit (a JVM's heap, Node's old space follow it).
+    memory = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb).memory_bytes
+    own = limits.model_copy(update={"memory_mb": memory // MIB})
+    make = getattr(language, "executable", None)
+    if callable(make):
+        # The language's own (several sources, include paths, a runner).
+        exe = make(source, files, own, field)
+    else:
+        exe = program_executable(language, source, files, own, field)
     assert isinstance(exe, Executable)
     return exe
 
@@ -811,12 +815,11 @@ class CodeVerifier:
             *judge_args(judge),
         )
         step_limits = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb)
-        # An interactor that writes to a program that has ended: the protocol's wrong answer.
-        env = (
-            {"VERIFIERS_BROKEN_PIPE_EXIT": "43" if judge.protocol == "kattis" else "1"}
-            if interactive
-            else {}
-        )
+        env = {k: resolve(v, {"{dir}": "{judge_dir}/judge"}) for k, v in exe.env.items()}
+        if interactive:
+            # An interactor that writes to a program that has ended: the protocol's wrong
+            # answer.
+            env["VERIFIERS_BROKEN_PIPE_EXIT"] = "43" if judge.protocol == "kattis" else "1"
         tests = []
         for test in program.tests:
             case = spec.cases[test.index]
