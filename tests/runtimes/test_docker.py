@@ -36,12 +36,13 @@ from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
 from .test_isolation import MEDDLE, SUM, THREADS, memory_bomb
 
 CASES = [(lang, case) for lang, table in case_tables().items() for case in table]
-# The whole battery in Python and JavaScript; in Go, Rust and C (which compile every attack
-# first) the attacks the Docker issue names, to keep this file within a few minutes.
+# The whole battery in Python and JavaScript; in Go, Rust, C, C++ and Java (which compile
+# every attack first) the attacks the Docker issue names, to keep this file within a few
+# minutes.
 CORE_ATTACKS = ("fork_bomb", "heap_bomb", "disk_fill", "network_local", "daemon")
 HOSTILE_CASES = [
     (lang, case)
-    for lang in ("python", "javascript", "go", "rust", "c")
+    for lang in ("python", "javascript", "go", "rust", "c", "cpp", "java")
     for case in HOSTILE[lang]
     if lang in ("python", "javascript") or case.kind in CORE_ATTACKS
 ]
