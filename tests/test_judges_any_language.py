@@ -18,7 +18,7 @@ from verifiers.errors import SpecError
 from verifiers.runtimes import LocalRuntime
 
 #: A Kattis output validator in Java (the answer file, the output on stdin).
-JAVA = """import java.io.*;
+JAVA_VALIDATOR = """import java.io.*;
 import java.util.*;
 public class Validator {
     public static void main(String[] args) throws IOException {
@@ -39,7 +39,7 @@ public class Validator {
 }
 """
 #: The same in JavaScript, with a tolerance.
-JS = """const fs = require('fs');
+JS_VALIDATOR = """const fs = require('fs');
 const [input, answer, feedback] = process.argv.slice(2);
 const want = Number(fs.readFileSync(answer, 'utf8').trim());
 const got = Number(fs.readFileSync(0, 'utf8').trim());
@@ -48,7 +48,7 @@ fs.writeFileSync(feedback + '/judgemessage.txt', `expected ${want} got ${got}`);
 process.exit(43);
 """
 #: testlib checkers (input output answer; 0 accepted, 1 wrong answer) in Go and Rust.
-GO = """package main
+GO_CHECKER = """package main
 import ("fmt"; "os"; "strings")
 func main() {
     a, _ := os.ReadFile(os.Args[3])
@@ -58,7 +58,7 @@ func main() {
     os.Exit(1)
 }
 """
-RUST = """use std::fs;
+RUST_CHECKER = """use std::fs;
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let ans = fs::read_to_string(&a[3]).unwrap();
@@ -112,10 +112,10 @@ def judged(language: str, source: str, protocol: str, key: str = "checker") -> d
 @pytest.mark.parametrize(
     ("language", "source", "protocol"),
     [
-        ("java", JAVA, "kattis"),
-        ("javascript", JS, "kattis"),
-        ("go", GO, "testlib"),
-        ("rust", RUST, "testlib"),
+        ("java", JAVA_VALIDATOR, "kattis"),
+        ("javascript", JS_VALIDATOR, "kattis"),
+        ("go", GO_CHECKER, "testlib"),
+        ("rust", RUST_CHECKER, "testlib"),
     ],
     ids=["java", "javascript", "go", "rust"],
 )
@@ -146,8 +146,11 @@ def test_a_java_interactor_drives_the_program(runtime: LocalRuntime) -> None:
     }
     good = verifiers.score("python", SEARCH, spec, runtime=runtime)
     assert good.status is Status.PASSED, good.feedback
+    # Ten wrong guesses: the interactor's wrong answer. The program ends cleanly when the
+    # interactor hangs up (a crash on EOF in the same instant can be reaped first).
     linear = (
-        "for g in range(1, 101):\n    print(g, flush=True)\n    if input() == '=':\n        break\n"
+        "import sys\nfor g in range(1, 101):\n    print(g, flush=True)\n"
+        "    if sys.stdin.readline().strip() in ('=', ''):\n        break\n"
     )
     bad = verifiers.score("python", linear, spec, runtime=runtime)
     assert bad.status is Status.FAILED and not bad.infra_error, bad.feedback
