@@ -35,8 +35,9 @@ the supervisor's limits and scheduling untouched, but a program can signal a jud
 copies the parent's memory: a candidate forked from this process could read test code and
 expected values that the agent once held. So the agent forks a zygote before it reads any
 request; the zygote only ever receives the candidate's own files (never a judge's), and
-forks each candidate from there (twice, so that the candidate becomes this process's child
-and is waited for and killed like any other).
+forks each candidate from there as this process's child (``clone(CLONE_PARENT)``: one
+process creation, where forking twice and orphaning the candidate took two and a wait), so
+that it is waited for and killed like any other. The supervisor forks the judge meanwhile.
 
 Why PID 1: the kernel ignores signals sent to a namespace's init from inside the
 namespace unless it installed a handler, so the program cannot kill or stop its
@@ -938,10 +939,15 @@ def run(
     parent_ends = {nonce_w, *streams}
     try:
         if req["kind"] == "call":
-            pid = _zygote.spawn(req, child_fds, exec_w)
+            # The zygote forks the candidate while this process forks the judge.
+            _zygote.send_spawn(req, child_fds, exec_w)
+            try:
+                judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
+            finally:
+                pid = _zygote.spawned()
         else:
             pid = _spawn_local(req, child_fds, exec_w, role)
-        judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
+            judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
     except BaseException:
         _kill_others(0)
         for fd in opened:
@@ -1282,6 +1288,11 @@ class Zygote:
     def request(
         self, header: dict[str, Any], fds: list[int] | None = None, timeout: float = 120.0
     ) -> dict[str, Any]:
+        self.send(header, fds)
+        return self.receive(timeout)
+
+    def send(self, header: dict[str, Any], fds: list[int] | None = None) -> None:
+        """Send a request; its reply is read by :meth:`receive` (the agent works meanwhile)."""
         if self.sock is None:
             raise RuntimeError("the zygote is not running")
         data = json.dumps(header).encode()
@@ -1289,6 +1300,10 @@ class Zygote:
             socket.send_fds(self.sock, [data], fds)
         else:
             self.sock.sendall(data)
+
+    def receive(self, timeout: float = 120.0) -> dict[str, Any]:
+        if self.sock is None:
+            raise RuntimeError("the zygote is not running")
         self.sock.settimeout(timeout)
         try:
             reply = self.sock.recv(1 << 20)
@@ -1299,23 +1314,25 @@ class Zygote:
         answer: dict[str, Any] = json.loads(reply)
         return answer
 
-    def spawn(self, req: dict[str, Any], fds: dict[str, int], err_w: int) -> int:
+    def send_spawn(self, req: dict[str, Any], fds: dict[str, int], err_w: int) -> None:
+        """Ask for a candidate process; :meth:`spawned` says its pid."""
         names = [n for n in CHILD_FDS if n in fds]
-        reply = self.request(
-            {"op": "spawn", "req": req, "fds": names}, [fds[n] for n in names] + [err_w]
-        )
+        self.send({"op": "spawn", "req": req, "fds": names}, [fds[n] for n in names] + [err_w])
+
+    def spawned(self) -> int:
+        reply = self.receive()
         if "pid" not in reply:
             raise RuntimeError(f"the zygote could not start the program: {reply.get('error')}")
         return int(reply["pid"])
 
-    def load(self, files: dict[str, bytes], preload: dict[str, Any]) -> dict[str, Any]:
+    def send_load(self, files: dict[str, bytes], preload: dict[str, Any]) -> None:
         """Give the zygote the candidate's files (in one memory file) and preload there."""
         order = sorted(files)
         blob = b"".join(files[path] for path in order)
         fd = _memfd(blob, "program")
         try:
             sizes = [[path, len(files[path])] for path in order]
-            return self.request({"op": "load", "files": sizes, **preload}, [fd])
+            self.send({"op": "load", "files": sizes, **preload}, [fd])
         finally:
             os.close(fd)
 
@@ -1392,6 +1409,12 @@ def _zygote_spawn(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
     req = header["req"]
     if req["module"] not in _entries:
         _load_entry(req["module"])
+    pid = _fork_sibling()
+    if pid == 0:  # pragma: no cover - the candidate
+        _child(req, child_fds, err_w, "program")
+    if pid > 0:
+        return {"ok": True, "pid": pid}
+    # No clone(CLONE_PARENT) here: fork twice, and the candidate is orphaned to the agent.
     report_r, report_w = os.pipe()
     middle = os.fork()
     if middle == 0:  # pragma: no cover - the intermediate process
@@ -1411,6 +1434,50 @@ def _zygote_spawn(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
     if not text:
         return {"ok": False, "error": "the program could not be forked"}
     return {"ok": True, "pid": int(text)}
+
+
+#: ``clone(2)``'s number on the architectures whose first argument is the flags and whose
+#: others may all be zero; elsewhere :func:`_fork_sibling` is not available.
+_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+CLONE_PARENT = 0x00008000
+_clone_works = _CLONE is not None
+_syscall: Any = None
+
+
+def _fork_sibling() -> int:
+    """Fork a child of this process's parent: 0 in the child, its pid here, -1 if unsupported.
+
+    The zygote's candidates must be the agent's children (it waits for them, reads their
+    usage and kills them); ``clone(CLONE_PARENT)`` makes them so in one process creation
+    where forking twice takes two and a wait. Python's own fork hooks run around it as
+    ``os.fork`` runs them (the import lock, the interpreter's thread state, at-fork
+    callbacks), with the interpreter lock held throughout (a ``PyDLL`` call). The zygote is
+    single-threaded, so no lock of the C library is held by another thread. Where the kernel
+    refuses (gVisor may), the caller falls back to forking twice, from then on.
+    """
+    global _clone_works
+    if not _clone_works:
+        return -1
+    global _syscall
+    if _syscall is None:
+        _syscall = ctypes.PyDLL(None, use_errno=True).syscall
+        _syscall.restype = ctypes.c_long
+        _syscall.argtypes = [ctypes.c_long, ctypes.c_ulong, *[ctypes.c_ulong] * 4]
+    api = ctypes.pythonapi
+    api.PyOS_BeforeFork()
+    try:
+        pid = int(_syscall(_CLONE, CLONE_PARENT | signal.SIGCHLD, 0, 0, 0, 0))
+    except BaseException:
+        api.PyOS_AfterFork_Parent()
+        raise
+    if pid == 0:  # pragma: no cover - the child
+        api.PyOS_AfterFork_Child()
+        return 0
+    api.PyOS_AfterFork_Parent()
+    if pid < 0:
+        _clone_works = False
+        return -1
+    return pid
 
 
 # --- warm sandboxes ---------------------------------------------------------------------------
@@ -1666,10 +1733,14 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
             for item in header["files"]:
                 files[str(item["path"])] = blobs[item["blob"]]
             _program_files.update(files)
-        replies = [_zygote.load(files, program_part)]
-        # Judge entries and set-up run here: judges are forked from this process.
-        replies.append(_preload(judge_part))
-        return _merge_replies(*replies), []
+        # The zygote preloads the program's part while this process does the judges' (judges
+        # are forked from here): two processes, two CPUs.
+        _zygote.send_load(files, program_part)
+        try:
+            judged = _preload(judge_part)
+        finally:
+            loaded = _zygote.receive()
+        return _merge_replies(loaded, judged), []
     if op == "reset":
         return reset(), []
     if op == "ping":
