@@ -121,3 +121,17 @@ def test_an_error_region_is_no_way_past_the_code_policy(runtime: LocalRuntime, h
     assert r.status is Status.FAILED and r.hack_suspected, r.feedback
     assert r.feedback.startswith("The code was refused before it was run"), r.feedback
     assert all(t.wall_s == 0 and t.exit_code is None for t in r.tests)
+
+
+def test_a_refusal_stands_on_a_cached_build(runtime: LocalRuntime) -> None:
+    """The second time, the build comes from the cache: the refusal still stands."""
+    code = (
+        "#include <cstdlib>\n#include <string>\n"
+        "template <class T> auto g(T s) -> decltype(std::string(s), std::exit(0), void()) {}\n"
+        'int add(int a, int b) {\n    g("x");\n    return a + b;\n}\n'
+    )
+    first = score("cpp", code, ADD, runtime)
+    again = score("cpp", code, ADD, runtime)
+    assert first.status is again.status is Status.FAILED
+    assert again.compile is not None and again.compile.cached
+    assert again.hack_suspected and all(t.exit_code is None for t in again.tests)

@@ -178,3 +178,25 @@ def test_a_judge_no_language_can_run_is_a_spec_error(
     with pytest.raises(SpecError) as raised:
         verifiers.score("python", SUM, judged(language, source, "kattis"), runtime=runtime)
     assert raised.value.field == field
+
+
+def test_a_judge_built_by_its_language_names_its_main_file(runtime: LocalRuntime) -> None:
+    spec = judged("java", JAVA_VALIDATOR, "kattis")
+    spec["checker"] = {
+        "language": "java",
+        "files": {"V.java": JAVA_VALIDATOR},
+        "protocol": "kattis",
+    }
+    with pytest.raises(SpecError) as raised:
+        verifiers.score("python", SUM, spec, runtime=runtime)
+    assert raised.value.field == "tests.checker.source"
+    # A file may not take the name the build gives the source.
+    spec["checker"] = {
+        "language": "javascript",
+        "source": JS_VALIDATOR,
+        "files": {"solution.js": "x"},
+        "protocol": "kattis",
+    }
+    with pytest.raises(SpecError) as raised:
+        verifiers.score("python", SUM, spec, runtime=runtime)
+    assert raised.value.field == "tests.checker.files"
