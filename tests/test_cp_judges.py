@@ -41,28 +41,6 @@ KATTIS_LANGUAGES = {
     "go": "go",
     "rust": "rust",
 }
-#: Valid upstream solutions (g++ compiles them) that tree-sitter-cpp reports a syntax error
-#: in, so the C++ language's syntax check refuses them before the build: a defect of that
-#: check (reported with issue 21), not of these programs. Kept here so that the test fails
-#: the day the check accepts them.
-TREE_SITTER_MISPARSES = {
-    ("graph/biconnected_components", "correct.cpp"),
-    ("graph/general_weighted_matching", "correct.cpp"),
-    ("polynomial/sqrt_of_formal_power_series", "correct.cpp"),
-    ("polynomial/sqrt_of_formal_power_series_sparse", "dense_correct.cpp"),
-    *(
-        ("graph/shortest_path", name)
-        for name in (
-            "correct.cpp",
-            "spfa_lll.cpp",
-            "spfa_slf.cpp",
-            "wrong_dijkstra_0.cpp",
-            "wrong_dijkstra_1.cpp",
-            "wrong_dijkstra_2.cpp",
-            "wrong_dijkstra_3.cpp",
-        )
-    ),
-}
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"[^\n]*$', re.M)
 
 
@@ -130,10 +108,6 @@ def test_library_checker_solutions_get_their_verdicts(
     ]
     results = verifiers.score_batch(items, runtime=runtime)
     for solution, result in zip(solutions, results, strict=True):
-        if (problem["problem_id"], solution["name"]) in TREE_SITTER_MISPARSES:
-            # Still refused before g++ sees it; remove the entry once the check accepts it.
-            assert result.status is Status.SYNTAX_ERROR, solution["name"]
-            continue
         expected = VERDICTS[solution["expected_verdict"]]
         assert result.status is expected, (solution["name"], result.feedback[:1500])
         per_test = [t.passed for t in result.tests]

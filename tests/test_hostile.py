@@ -26,8 +26,8 @@ from verifiers.runtimes import LocalRuntime
 from verifiers.testing.hostile import HOSTILE, WRITE_TARGETS, Hostile
 
 CASES = [(language, case) for language, cases in HOSTILE.items() for case in cases]
-# Go, Rust, C and Java compile before running: time for the build on top of the limit.
-BUILD_ALLOWANCE_S = {"go": 60.0, "rust": 60.0, "c": 60.0, "java": 60.0}
+# Go, Rust, C, C++ and Java compile before running: time for the build on top of the limit.
+BUILD_ALLOWANCE_S = {"go": 60.0, "rust": 60.0, "c": 60.0, "cpp": 60.0, "java": 60.0}
 MARGIN_S = 3.0
 SANDBOX_UID = 65534
 

@@ -311,7 +311,7 @@ def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str])
         rule,
         result.hack_suspected,
     )
-    assert result.feedback.startswith("The code was refused before it was built")
+    assert result.feedback.startswith("The code was refused before it was run")
 
 
 @pytest.mark.parametrize("language", ["c", "cpp", "java"])

@@ -491,7 +491,7 @@ def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str])
         result.hack_suspected,
     )
     # The feedback says what is not allowed and what is, so that an honest model can fix it.
-    assert result.feedback.startswith("The code was refused before it was built")
+    assert result.feedback.startswith("The code was refused before it was run")
     assert "line " in result.feedback
 
 

@@ -11,12 +11,16 @@ not define, its time limit) is a judge failure: ``sandbox_error``, never the pro
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
+from collections.abc import Mapping
 
 from verifiers.errors import SpecError
-from verifiers.program import CheckResult, ProcessResult
-from verifiers.protocols import TestOutcome
+from verifiers.keys import content_key
+from verifiers.limits import Limits
+from verifiers.program import CheckResult, Executable, ProcessResult
+from verifiers.protocols import Language, TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import JudgeProgram
 
@@ -91,6 +95,91 @@ def judge_sources(judge: JudgeProgram) -> tuple[str | None, dict[str, bytes]]:
     assert judge.source is not None  # the spec requires it
     files[FUNCTION_MODULE] = judge.source.encode("utf-8", "surrogateescape")
     return FUNCTION_WRAPPER, files
+
+
+#: The spec a standalone program is built for when it is to be a judge: one stdin/stdout
+#: test (its input and output never used: the judge's run takes the protocol's arguments).
+_STANDALONE = {"inputs": [""], "outputs": [""]}
+
+
+def program_executable(
+    language: Language, source: str | None, files: Mapping[str, bytes], limits: Limits, field: str
+) -> Executable:
+    """A judge in any language that builds standalone programs, by the language's own build.
+
+    The language builds ``source`` as it builds a stdin/stdout submission (its compiler,
+    flags, toolchain and build cache key); the judge runs that program's command with the
+    protocol's arguments. Everything the build reads or writes is in the judge's own
+    directory (``{program_dir}`` and ``{work_dir}`` become ``{dir}``); ``files`` are written
+    beside the source for its build (and its run, when it has no build); building several
+    sources is for languages with an ``executable`` of their own (C, C++, Python).
+
+    Raises:
+        SpecError: The language runs no standalone programs, the source is missing or does
+            not parse, or a file takes one of the build's own names.
+    """
+    try:
+        spec = language.parse_tests(_STANDALONE)
+    except SpecError:
+        raise SpecError(
+            f"{field}.language",
+            f"{language.name} programs cannot be checkers or interactors "
+            "(the language runs no standalone programs)",
+        ) from None
+    if source is None:
+        raise SpecError(f"{field}.source", f"a {language.name} judge gives its main file")
+    issue = language.check_syntax(source, spec)
+    if issue is not None and not issue.deferred:
+        raise SpecError(f"{field}.source", f"the judge does not parse: {issue.describe()}")
+    program = language.build_program(source, spec, [0], limits)
+    [test] = program.tests
+    step = test.step
+    if (
+        step.kind != "exec"
+        or step.judge is not None
+        or program.preload_modules
+        or program.preload_entries
+        or program.prepare
+        or program.host_paths
+        or program.files_in_memory
+    ):
+        raise SpecError(
+            f"{field}.language",
+            f"{language.name} programs cannot be checkers or interactors "
+            "(its programs need more than a command to run)",
+        )
+    own = {**program.files, **program.work_files}
+    taken = sorted(set(files) & set(own))
+    if taken:
+        raise SpecError(f"{field}.files", f"{taken[0]} is the build's own name")
+
+    def build_side(text: str) -> str:
+        return text.replace("{program_dir}", "{work_dir}")
+
+    def run_side(text: str) -> str:
+        return text.replace("{program_dir}", "{dir}").replace("{work_dir}", "{dir}")
+
+    build = program.build
+    if build is not None:
+        build = dataclasses.replace(
+            build,
+            argv=tuple(build_side(a) for a in build.argv),
+            env={k: build_side(v) for k, v in build.env.items()},
+            cwd=build_side(build.cwd) if build.cwd else build.cwd,
+        )
+    return Executable(
+        files={**own, **files},
+        run=tuple(run_side(a) for a in step.argv),
+        build=build,
+        artefacts=program.artefacts,
+        build_key=content_key(
+            program.build_key, *(f"{k}\0{v.hex()}" for k, v in sorted(files.items()))
+        )
+        if program.build_key
+        else None,
+        toolchains=program.toolchains,
+        env={k: run_side(v) for k, v in step.env.items()},
+    )
 
 
 def _text(data: bytes, limit: int = 1500) -> str:

@@ -3,7 +3,9 @@
 extract code -> prepare -> syntax check (no process) -> code policy of languages that have
 one (no process; a refused program is failed) -> build a program -> one sandbox
 session: build step once, then each selected test -> the language judges each run -> the
-scoring policy gives the reward.
+scoring policy gives the reward. Where the syntax check is not the language's authority
+(C and C++: a ``deferred`` issue), the build in the sandbox decides: a failed build is a
+``syntax_error``, and a code policy's refusal waits for the build to pass.
 
 This module is the floor everything that runs verifications stands on: the engine (batches),
 the executors, the API, the service and the integrations import it; it imports none of
@@ -34,12 +36,14 @@ from verifiers.checkers import (
     interactor_outcome,
     judge_args,
     judge_sources,
+    program_executable,
 )
 from verifiers.errors import RuntimeUnavailableError, SandboxError, SpecError, UnknownNameError
 from verifiers.extraction import MAX_COMPLETION_CHARS, MODES, Extraction, Mode, extract_for
 from verifiers.jsonio import big_ints, check_depth
 from verifiers.keys import SDK_VERSION, content_key, json_key
-from verifiers.limits import Limits
+from verifiers.limits import MIB, Limits
+from verifiers.parsing import SyntaxIssue
 from verifiers.program import Check, Executable, ProcessResult, Program, ProgramTest, Step, resolve
 from verifiers.protocols import (
     CodeCheck,
@@ -373,15 +377,18 @@ def judge_executable(judge: JudgeProgram, field: str, limits: Limits) -> Executa
         language = get_language(judge.language)
     except UnknownNameError as err:
         raise SpecError(f"{field}.language", str(err)) from None
-    make = getattr(language, "executable", None)
-    if not callable(make):
-        raise SpecError(
-            f"{field}.language", f"{language.name} programs cannot be checkers or interactors"
-        )
     if judge.protocol == "function" and language.name != "python":
         raise SpecError(f"{field}.protocol", "a check function is Python")
     source, files = judge_sources(judge)
-    exe = make(source, files, limits, field)
+    # Built for the judge's own memory limit (a JVM's heap, Node's old space follow it).
+    memory = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb).memory_bytes
+    own = limits.model_copy(update={"memory_mb": memory // MIB})
+    make = getattr(language, "executable", None)
+    if callable(make):
+        # The language's own (several sources, include paths, a runner).
+        exe = make(source, files, own, field)
+    else:
+        exe = program_executable(language, source, files, own, field)
     assert isinstance(exe, Executable)
     return exe
 
@@ -503,6 +510,21 @@ def _log_unavailable(language: str, runtime: str, err: Exception) -> None:
 
 #: What one sandbox session found: test results, a program-wide status and message, the build.
 Ran = tuple[list[TestResult], Status | None, str, StepResult | None]
+
+
+@dataclass(frozen=True)
+class _BuildDecides:
+    """What waits for the program's build (in the sandbox) to be decided.
+
+    Attributes:
+        issue: The parser's deferred syntax error: a failed build becomes ``syntax_error``
+            with its location and the compiler's message.
+        refused: The code policy's refusal: it stands once the build passes (a program that
+            does not build is a syntax error, not a refusal); no test then runs.
+    """
+
+    issue: SyntaxIssue | None = None
+    refused: TestOutcome | None = None
 
 
 class CodeVerifier:
@@ -706,7 +728,7 @@ class CodeVerifier:
                 return finish(every(Status.NO_CODE, message), Status.NO_CODE, message)
             code = lang.prepare(found.code, spec)
             issue = lang.check_syntax(code, spec)
-            if issue is not None:
+            if issue is not None and not issue.deferred:
                 message = issue.describe()
                 return finish(
                     every(Status.SYNTAX_ERROR, message),
@@ -716,10 +738,16 @@ class CodeVerifier:
                     found.format_ok,
                 )
             refused = lang.check_code(code, spec) if isinstance(lang, CodeCheck) else None
-            if refused is not None:
+            if refused is not None and issue is None:
                 tests = [test_result(lang, spec, i, refused) for i in selected]
                 return finish(tests, refused.status, refused.message, code, found.format_ok)
             program = self._keyed(lang.build_program(code, spec, selected, opts.limits))
+            decides = _BuildDecides(issue, refused)
+            if issue is not None and program.build is None:
+                # No build to ask: the parser's error stands.
+                message = issue.describe()
+                tests = every(Status.SYNTAX_ERROR, message)
+                return finish(tests, Status.SYNTAX_ERROR, message, code, found.format_ok)
             judged = judge_of(spec)
             if judged is not None:
                 try:
@@ -732,7 +760,7 @@ class CodeVerifier:
             for attempt in range(2):
                 try:
                     tests, stage, message, compile_step = await self._execute(
-                        program, spec, opts, observe
+                        program, spec, opts, observe, decides
                     )
                     break
                 except (SandboxError, OSError) as err:
@@ -787,12 +815,11 @@ class CodeVerifier:
             *judge_args(judge),
         )
         step_limits = limits.checker_limits(judge.time_limit_s, judge.memory_limit_mb)
-        # An interactor that writes to a program that has ended: the protocol's wrong answer.
-        env = (
-            {"VERIFIERS_BROKEN_PIPE_EXIT": "43" if judge.protocol == "kattis" else "1"}
-            if interactive
-            else {}
-        )
+        env = {k: resolve(v, {"{dir}": "{judge_dir}/judge"}) for k, v in exe.env.items()}
+        if interactive:
+            # An interactor that writes to a program that has ended: the protocol's wrong
+            # answer.
+            env["VERIFIERS_BROKEN_PIPE_EXIT"] = "43" if judge.protocol == "kattis" else "1"
         tests = []
         for test in program.tests:
             case = spec.cases[test.index]
@@ -892,7 +919,12 @@ class CodeVerifier:
         return proc, outcome
 
     async def _execute(
-        self, program: Program, spec: TestSpec, opts: Options, observe: Observer | None = None
+        self,
+        program: Program,
+        spec: TestSpec,
+        opts: Options,
+        observe: Observer | None = None,
+        decides: _BuildDecides | None = None,
     ) -> Ran:
         limits = opts.limits
         key = program.build_key if program.build is not None else None
@@ -908,7 +940,7 @@ class CodeVerifier:
                     await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
                 cached = self.build_cache.get(key)
         try:
-            return await self._run_session(program, spec, opts, cached, observe)
+            return await self._run_session(program, spec, opts, cached, observe, decides)
         finally:
             if claimed and key:
                 self.build_cache.release(key)
@@ -920,6 +952,7 @@ class CodeVerifier:
         opts: Options,
         cached: dict[str, bytes] | None,
         observe: Observer | None = None,
+        decides: _BuildDecides | None = None,
     ) -> Ran:
         runtime = self.runtime
         if isinstance(runtime, DelegatingRuntime):  # pragma: no cover - guarded() delegates
@@ -934,9 +967,16 @@ class CodeVerifier:
         if stop is None:
             stop = stops_at_first_failure(resolve_policy(opts.policy)[1])
         budget = limits.budget_s(stop)
+        refused = decides.refused if decides is not None else None
+
+        def every(outcome: TestOutcome) -> list[TestResult]:
+            return [test_result(lang, spec, t.index, outcome) for t in program.tests]
+
         if program.build is not None and cached is not None:
             # Built before: the artefacts go in as files and the build is skipped.
             compile_step = StepResult(command=list(program.build.argv), exit_code=0, cached=True)
+            if refused is not None:
+                return every(refused), refused.status, refused.message, compile_step
             program = dataclasses.replace(
                 program,
                 build=None,
@@ -953,12 +993,14 @@ class CodeVerifier:
                 proc = await session.run(program.build)
                 compile_step = step_result(list(program.build.argv), proc)
                 judged = lang.interpret_build(proc, limits)
+                issue = decides.issue if decides is not None else None
+                if judged.status is Status.COMPILE_ERROR and issue is not None:
+                    # The parser and the compiler agree that it is broken.
+                    message = f"{issue.describe()}\nThe compiler:\n{judged.message}"
+                    judged = TestOutcome(Status.SYNTAX_ERROR, message)
                 if judged.status is not Status.PASSED:
-                    tests = [
-                        test_result(lang, spec, t.index, TestOutcome(judged.status, judged.message))
-                        for t in program.tests
-                    ]
-                    return tests, judged.status, judged.message, compile_step
+                    outcome = TestOutcome(judged.status, judged.message)
+                    return every(outcome), judged.status, judged.message, compile_step
                 if program.build_key and program.artefacts:
                     self.build_cache.put(
                         program.build_key,
@@ -970,6 +1012,8 @@ class CodeVerifier:
                         },
                     )
                     self.build_cache.release(program.build_key)
+                if refused is not None:
+                    return every(refused), refused.status, refused.message, compile_step
             # The budget's clock starts after the build: it bounds the tests.
             budget_end = time.monotonic() + budget if budget is not None else None
             pending: list[ProgramTest] = list(program.tests)

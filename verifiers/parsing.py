@@ -24,6 +24,9 @@ class SyntaxIssue:
 
     ``native`` is the error as the language's own tool prints it (Python: the interpreter's
     ``File ..., line N`` lines and ``SyntaxError: ...``), when the check was that tool's.
+    ``deferred`` marks a check that is not the language's authority (tree-sitter-cpp
+    misreads some valid C++): the program is built in the sandbox all the same, and only
+    a failed build makes it a ``syntax_error`` (see ``docs/security.md``).
     """
 
     line: int
@@ -31,6 +34,7 @@ class SyntaxIssue:
     message: str
     text: str = ""
     native: str = ""
+    deferred: bool = False
 
     def describe(self) -> str:
         """The message of this error.

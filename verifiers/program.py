@@ -163,6 +163,7 @@ class Executable:
         artefacts: What the build leaves that ``run`` needs (relative paths).
         build_key: Content hash of the sources, flags and toolchain of the build.
         toolchains: The toolchains its build and run use.
+        env: Environment variables of its run (``{dir}`` may appear in them).
     """
 
     files: Mapping[str, bytes]
@@ -171,6 +172,7 @@ class Executable:
     artefacts: tuple[str, ...] = ()
     build_key: str | None = None
     toolchains: tuple[ToolchainSpec, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -33,15 +33,17 @@ from verifiers.testing.hostile import HOSTILE, Hostile
 
 from ..conftest import need
 from ..test_hostile import Host, attack, host  # noqa: F401  (the fixture)
+from ..test_judges_any_language import JAVA_VALIDATOR, RUST_CHECKER, judged
 from .test_isolation import MEDDLE, SUM, THREADS, memory_bomb
 
 CASES = [(lang, case) for lang, table in case_tables().items() for case in table]
-# The whole battery in Python and JavaScript; in Go, Rust and C (which compile every attack
-# first) the attacks the Docker issue names, to keep this file within a few minutes.
+# The whole battery in Python and JavaScript; in Go, Rust, C, C++ and Java (which compile
+# every attack first) the attacks the Docker issue names, to keep this file within a few
+# minutes.
 CORE_ATTACKS = ("fork_bomb", "heap_bomb", "disk_fill", "network_local", "daemon")
 HOSTILE_CASES = [
     (lang, case)
-    for lang in ("python", "javascript", "go", "rust", "c")
+    for lang in ("python", "javascript", "go", "rust", "c", "cpp", "java")
     for case in HOSTILE[lang]
     if lang in ("python", "javascript") or case.kind in CORE_ATTACKS
 ]
@@ -373,3 +375,21 @@ def test_workspace_files_in_and_out_of_a_container(docker_runtime: DockerRuntime
     assert result.ok, result.feedback
     assert workspace.fetched == {"out.txt": b"made", "/tmp/t": b"tmp"}
     assert workspace.skipped["link"].startswith("not a regular file")
+
+
+@pytest.mark.parametrize("language", ["java", "rust"])
+def test_a_checker_in_any_language_judges_in_a_container(
+    docker_runtime: DockerRuntime, language: str
+) -> None:
+    """A judge's toolchain comes from the image too: built by its language's own build."""
+    source, protocol = {"java": (JAVA_VALIDATOR, "kattis"), "rust": (RUST_CHECKER, "testlib")}[
+        language
+    ]
+    spec = judged(language, source, protocol)
+    right = verifiers.score(
+        "python", "print(sum(map(int, input().split())))", spec, runtime=docker_runtime
+    )
+    assert right.status is Status.PASSED, right.feedback
+    wrong = verifiers.score("python", "print(0)", spec, runtime=docker_runtime)
+    assert wrong.status is Status.FAILED and not wrong.infra_error, wrong.feedback
+    assert "wrong answer" in wrong.tests[0].message

@@ -47,7 +47,7 @@ EXCERPT_CHARS = 120
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a program was refused before it was built.
+    """Why a program was refused before it was run (and, unless its parse failed, built).
 
     Attributes:
         rule: A stable name of the rule (``rust/unsafe``, ``go/import``), for dashboards.
@@ -68,7 +68,7 @@ class Refusal:
     def describe(self) -> str:
         """The feedback: where, what is not allowed, and what to do instead."""
         where = f"line {self.line}, column {self.column}: " if self.line else ""
-        text = f"The code was refused before it was built (rule {self.rule}): {where}{self.reason}"
+        text = f"The code was refused before it was run (rule {self.rule}): {where}{self.reason}"
         if self.excerpt:
             text += f"\n    {self.excerpt}"
         if self.hint:

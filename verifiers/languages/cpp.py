@@ -25,6 +25,7 @@ program is built (see docs/security.md for what stays out of scope).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -318,14 +319,18 @@ class CFamilyLanguage(TreeSitterLanguage):
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
         """tree-sitter's first error, on the code as the grammar reads it (:func:`readable`).
 
-        Code that defines function-like macros is left to the compiler: tree-sitter does not
-        expand macros, so ``FOR(i, n) a[i] = 0;`` after
-        ``#define FOR(i, n) ...`` (common in competitive programming) looks like an error
-        to it; the compiler in the sandbox judges such code.
+        The compiler is the authority: tree-sitter-cpp misreads valid code
+        (``decltype(std::string(s), void())``), so its error is ``deferred``: the program is
+        built in the sandbox all the same, and only a failed build is a ``syntax_error``
+        (tree-sitter's location with the compiler's message). Code that defines
+        function-like macros gets no location at all: tree-sitter does not expand macros,
+        so ``FOR(i, n) a[i] = 0;`` after ``#define FOR(i, n) ...`` (common in competitive
+        programming) looks like an error to it.
         """
         if _FUNCTION_MACRO.search(code):
             return None
-        return super().check_syntax(readable(code), spec)
+        issue = super().check_syntax(readable(code), spec)
+        return dataclasses.replace(issue, deferred=True) if issue is not None else None
 
     def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
         """Function-style tasks: the code policy's refusal (failed, a suspected hack), or None.

@@ -74,7 +74,10 @@ MEMORY_MARKERS = (
 #: the process limit), no shared performance file, a small initial heap. Every Java thread
 #: gets the ``-Xss`` stack and the kernel counts stacks as data (``RLIMIT_DATA`` is the
 #: memory limit), so 8 MB: deep recursion, without the JVM's own threads using up the
-#: limit (64 MB stacks took 540 MB before a program ran, measured with NMT).
+#: limit (64 MB stacks took 540 MB before a program ran, measured with NMT). Where the
+#: address space is the bound (gVisor ignores ``RLIMIT_DATA``), the JVM's default
+#: reservations (1 GiB of class space, 240 MB of code cache) alone exceed memory plus
+#: ``RUNTIME_RESERVE_MB`` and it cannot start: both are reserved small.
 JVM_FLAGS = (
     "-XX:+UseSerialGC",
     "-XX:ActiveProcessorCount=1",
@@ -82,6 +85,8 @@ JVM_FLAGS = (
     "-Xshare:auto",
     "-Xss8m",
     "-Xms16m",
+    "-XX:CompressedClassSpaceSize=64m",
+    "-XX:ReservedCodeCacheSize=64m",
     "-ea",
 )
 #: What the JVM itself needs beside the heap (metaspace, code cache, thread stacks).

@@ -700,6 +700,97 @@ C_HOSTILE = _battery(
     },
 )
 
+# --- C++ -------------------------------------------------------------------------------------
+
+# C++ reaches the kernel through the same C library, so the attacks that are system calls are
+# the C programs built by g++ (valid C++ as written); the ones a C++ program writes its own way
+# (memory by `new`, streams, files, threads) are C++.
+_CPP_HEAD = (
+    "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <fstream>\n"
+    "#include <iostream>\n#include <string>\n#include <vector>\n#include <unistd.h>\n"
+)
+_CPP_VERDICT = '    std::cout << (hit ? "PWNED" : "contained") << std::endl;\n}\n'
+_CPP_READS = (
+    _CPP_HEAD
+    + "int main() {\n    std::vector<std::string> paths = {PATHS};\n    bool hit = false;\n"
+    "    for (const auto &path : paths) {\n        std::ifstream f(path, std::ios::binary);\n"
+    "        char b;\n        if (f && (f.get(b) || f.eof())) hit = true;\n    }\n" + _CPP_VERDICT
+)
+_CPP_FLOOD = (
+    _CPP_HEAD + "int main() {\n    std::ios::sync_with_stdio(false);\n"
+    "    const std::string s(10000, 'x');\n    for (;;) {\n        STREAM << s;\n"
+    "        if (!STREAM) return 1;\n    }\n}\n"
+)
+_C_PROGRAMS = {case.kind: case.code for case in C_HOSTILE}
+
+CPP_HOSTILE = _battery(
+    "cpp",
+    {
+        **_C_PROGRAMS,
+        "fork_bomb": (
+            # Threads and processes both: std::thread is how C++ spawns, fork is the bomb.
+            _CPP_HEAD + "#include <thread>\n\nint main() {\n    for (;;) {\n"
+            "        pid_t p = fork();\n        if (p < 0) std::abort();\n"
+            "        if (p == 0) {\n            std::thread([] { sleep(100); }).join();\n"
+            "            _exit(0);\n        }\n    }\n}\n"
+        ),
+        "heap_bomb": (
+            _CPP_HEAD + "int main() {\n    std::vector<char *> kept;\n    for (;;) {\n"
+            "        char *p = new char[1 << 20];\n        std::memset(p, 1, 1 << 20);\n"
+            "        kept.push_back(p);\n    }\n}\n"
+        ),
+        "stack_bomb": (
+            _CPP_HEAD + "static int f(int n) {\n    volatile char pad[4096];\n"
+            "    pad[n % 4096] = static_cast<char>(n);\n    return f(n + 1) + pad[0];\n}\n\n"
+            "int main() {\n    std::cout << f(0) << std::endl;\n}\n"
+        ),
+        "disk_fill": (
+            _CPP_HEAD
+            + "int main() {\n    const std::string chunk(1 << 20, 'x');\n    long n = 0;\n"
+            '    for (const char *path : {"/sandbox/fill", "/tmp/fill"}) {\n'
+            "        std::ofstream f(path, std::ios::binary);\n"
+            "        for (int k = 0; f && k < 100000; k++) {\n"
+            "            if (!f.write(chunk.data(), chunk.size()).flush()) break;\n"
+            "            n++;\n        }\n    }\n    bool hit = n >= 4096;\n" + _CPP_VERDICT
+        ),
+        "stdout_flood": _CPP_FLOOD.replace("STREAM", "std::cout"),
+        "stderr_flood": _CPP_FLOOD.replace("STREAM", "std::cerr"),
+        "stdin_forever": (
+            _CPP_HEAD + "int main() {\n    std::string line;\n    for (;;) {\n"
+            "        std::getline(std::cin, line);\n        std::cin.clear();\n    }\n}\n"
+        ),
+        "secret_env": (
+            _CPP_HEAD
+            + 'int main() {\n    bool hit = std::getenv("@@ENV@@") != nullptr;\n'
+            + _CPP_VERDICT
+        ),
+        "secret_files": _CPP_READS.replace("PATHS", _strings(_SECRET_FILES)),
+        "etc_shadow": _CPP_READS.replace("PATHS", '"/etc/shadow"'),
+        "write_outside": (
+            _CPP_HEAD + "#include <filesystem>\n\nint main() {\n"
+            f"    for (std::filesystem::path p : {{{_strings(WRITE_TARGETS)}}}) {{\n"
+            "        std::error_code ignored;\n"
+            "        std::filesystem::create_directories(p.parent_path(), ignored);\n"
+            '        std::ofstream(p) << "x";\n    }\n    std::cout << "ok" << std::endl;\n}\n'
+        ),
+        "symlink": (
+            _CPP_HEAD
+            + "#include <filesystem>\n\nint main() {\n    bool hit = false;\n    int i = 0;\n"
+            f"    for (std::filesystem::path target : {{{_strings(_LINK_TARGETS)}}}) {{\n"
+            '        std::filesystem::path link = "/sandbox/link" + std::to_string(i++);\n'
+            "        std::error_code ignored;\n"
+            "        std::filesystem::create_symlink(target, link, ignored);\n"
+            "        std::ifstream f(link, std::ios::binary);\n        char b;\n"
+            "        if (f && (f.get(b) || f.eof())) hit = true;\n    }\n" + _CPP_VERDICT
+        ),
+        "binary_output": (
+            _CPP_HEAD + "int main() {\n"
+            "    const unsigned char b[] = {0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28};\n"
+            "    std::cout.write(reinterpret_cast<const char *>(b), sizeof b);\n}\n"
+        ),
+    },
+)
+
 # --- Java ------------------------------------------------------------------------------------
 
 
@@ -843,5 +934,6 @@ HOSTILE: dict[str, list[Hostile]] = {
     "go": GO_HOSTILE,
     "rust": RUST_HOSTILE,
     "c": C_HOSTILE,
+    "cpp": CPP_HOSTILE,
     "java": JAVA_HOSTILE,
 }
