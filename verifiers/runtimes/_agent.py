@@ -1326,12 +1326,16 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     exceeded: str | None = None
     oom_before = _oom_kills()
     runner = _runner
+    run_delay: float | None = None
     if runner is not None:
         header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
         request = struct.pack(">I", len(header)) + header + stdin
+        before = _task_times(runner.pid)
         reply, status, usage, timed_out, exceeded = _exchange(
             runner, request, started + timeout, cap, stdout, stderr
         )
+        if timed_out:
+            run_delay = _busiest_delay(before, _task_times(runner.pid))
     wall = time.monotonic() - started
     alive = runner is not None and status is None and reply is not None and exceeded is None
     if runner is not None and not alive:
@@ -1373,7 +1377,7 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         "cpu_s": round(min(cpu, wall * 64), 6),
         "maxrss_kb": 0,
         "timed_out": timed_out,
-        "run_delay_s": None,
+        "run_delay_s": round(run_delay, 6) if run_delay is not None else None,
         "output_exceeded": exceeded,
         "stdout_truncated": stdout.exceeded,
         "stderr_truncated": stderr.size > stderr.kept,
@@ -1385,6 +1389,37 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         "warm": True,
     }
     return out_header, [stdout.data(), stderr.data(), b""]
+
+
+def _task_times(pid: int) -> dict[str, tuple[int, int]]:
+    """Each thread's time on a CPU and time waiting for one (nanoseconds, schedstat)."""
+    out: dict[str, tuple[int, int]] = {}
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as f:
+                fields = f.read(256).split()
+            out[task] = (int(fields[0]), int(fields[1]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _busiest_delay(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]
+) -> float | None:
+    """The CPU wait of the thread that ran or waited most in between: the test's thread
+    (a runner's timed-out test, for the rule that runs a starved timeout again)."""
+    best: tuple[int, int] | None = None
+    for task, (ran, waited) in after.items():
+        ran0, waited0 = before.get(task, (0, 0))
+        delta = (ran - ran0, waited - waited0)
+        if best is None or sum(delta) > sum(best):
+            best = delta
+    return best[1] / 1e9 if best is not None else None
 
 
 def _runner_cpu(req: dict[str, Any]) -> float:
