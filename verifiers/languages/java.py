@@ -30,6 +30,7 @@ import re
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 import tree_sitter
 
@@ -196,6 +197,26 @@ with zipfile.ZipFile(jar, "w", zipfile.ZIP_STORED) as out:
 """
 
 
+#: The warm JVM of stdin/stdout tests (``_java_runner.java``): built with the program, it
+#: runs each test in a class loader and thread group of its own.
+WARM_RUNNER = "VerifiersWarmRunner"
+_RUNNER_SOURCE = (
+    resources.files("verifiers.languages")
+    .joinpath("_java_runner.java")
+    .read_text()
+    .replace("RUNNER", WARM_RUNNER)
+    .encode()
+)
+#: What a warm JVM cannot give a test of its own, so that such a program gets a JVM per
+#: test: the process's real descriptors (``FileDescriptor``, ``/dev/stdin``), the runtime
+#: (``Runtime.getRuntime()``: halt, shutdown hooks, exec), processes, the console, a
+#: security manager, or the runner's class name.
+_COLD_ONLY = re.compile(
+    r"FileDescriptor|/dev/std|/proc/self|Runtime\s*\.\s*getRuntime|ProcessBuilder"
+    r"|System\s*\.\s*console|SecurityManager|" + WARM_RUNNER
+)
+
+
 # --- the toolchain -------------------------------------------------------------------------
 
 
@@ -302,6 +323,8 @@ class JavaLanguage(TreeSitterLanguage):
     Args:
         javac: A host ``javac`` to pin (``java`` is the one beside it); default: the
             runtime's ``java`` toolchain.
+        warm: Run the tests of a stdin/stdout program in one JVM kept for it (each in a
+            class loader and thread group of its own); False starts a JVM per test.
     """
 
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
@@ -316,8 +339,9 @@ class JavaLanguage(TreeSitterLanguage):
     grammar = GRAMMAR
     toolchains = (JAVA,)
 
-    def __init__(self, javac: str | None = None) -> None:
+    def __init__(self, javac: str | None = None, warm: bool = True) -> None:
         self._javac = javac
+        self._warm = warm
         self.code_policy = JavaCodePolicy()
 
     def toolchain(self) -> str:
@@ -347,10 +371,26 @@ class JavaLanguage(TreeSitterLanguage):
         if isinstance(spec, StdioTests):
             files[f"{file_class(code)}.java"] = code.encode("utf-8", errors="surrogateescape")
             start = main_class(code)
+            warm = None
+            if self._warm and not _COLD_ONLY.search(code):
+                files[f"{WARM_RUNNER}.java"] = _RUNNER_SOURCE
+                warm = (
+                    "{java}",
+                    *JVM_FLAGS,
+                    heap,
+                    "-Djava.security.manager=allow",
+                    "--add-opens",
+                    "java.base/java.io=ALL-UNNAMED",
+                    "-cp",
+                    "{work_dir}/prog.jar",
+                    WARM_RUNNER,
+                    start,
+                    "{work_dir}/prog.jar",
+                )
             for index in selected:
                 stdin = spec.cases[index].input.encode("utf-8", errors="surrogateescape")
                 run = ("{java}", *JVM_FLAGS, heap, "-cp", "{work_dir}/prog.jar", start)
-                step = Step(argv=run, limits=run_limits, stdin=stdin)
+                step = Step(argv=run, limits=run_limits, stdin=stdin, warm_argv=warm)
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "stdio"}))
         else:
             assert isinstance(spec, AssertScriptTests)

@@ -1337,7 +1337,13 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         if timed_out:
             run_delay = _busiest_delay(before, _task_times(runner.pid))
     wall = time.monotonic() - started
-    alive = runner is not None and status is None and reply is not None and exceeded is None
+    alive = (
+        runner is not None
+        and status is None
+        and reply is not None
+        and exceeded is None
+        and reply.get("retire") is not True  # the runner says it cannot serve again
+    )
     if runner is not None and not alive:
         # Timed out, over its output, ended or broken: the runner goes with the test.
         if status is None:
@@ -1345,9 +1351,9 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
                 os.kill(runner.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-            _, status, usage = _wait_rusage(runner.pid)
-            if timed_out:
-                status = None  # killed for its time: the status says nothing more
+            _, killed, killed_usage = _wait_rusage(runner.pid)
+            if reply is None and not timed_out:
+                status, usage = killed, killed_usage  # garbage for a reply: its crash
         _retire_runner(reaped=True)
     elif runner is not None:
         runner.cpu_s += float(reply.get("cpu_s") or 0.0) if reply else 0.0
