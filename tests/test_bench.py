@@ -155,3 +155,36 @@ def test_checkers_bench_judges_every_mode(tmp_path: Path) -> None:
     assert list(report["modes"]) == ["compare", "builtin", "function", "testlib"]
     for row in report["modes"].values():
         assert row["passed"] == report["tests"] > 0 and row["tests_per_s"] > 0
+
+
+def test_warm_runners_bench_measures_javascript_and_java(tmp_path: Path) -> None:
+    need(shutil.which("node") is not None, "node is not installed")
+    need(shutil.which("javac") is not None, "javac is not installed")
+    out = tmp_path / "warm.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "warm_runners.py"),
+            "--problems",
+            "1",
+            "--tests",
+            "3",
+            "--repeat",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert sorted((r["language"], r["warm"]) for r in rows) == [
+        ("java", False),
+        ("java", True),
+        ("javascript", False),
+        ("javascript", True),
+    ]
+    assert all(r["verdicts_agree"] and r["wall_s"] > 0 for r in rows)
