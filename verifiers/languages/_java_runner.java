@@ -114,6 +114,10 @@ public final class RUNNER {
                     public void checkPermission(java.security.Permission perm, Object context) {}
                 });
         System.setErr(realErr);
+        byte[] ready = "{\"ready\": true}".getBytes(StandardCharsets.UTF_8);
+        replies.write(new byte[] {0, 0, 0, (byte) ready.length});
+        replies.write(ready);
+        replies.flush();
         while (true) {
             int size;
             try {

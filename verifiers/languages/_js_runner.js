@@ -258,6 +258,7 @@ function nextRequest() {
   });
 }
 
+writeAll(frame({ ready: true }, []));
 const requests = fs.createReadStream(null, { fd: REQUESTS, highWaterMark: 1 << 16 });
 requests.on('data', (chunk) => {
   pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;

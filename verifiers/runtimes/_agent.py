@@ -1180,6 +1180,8 @@ def run(
 RUNNER_CPU_FACTOR = 64
 #: The most a runner's reply header may hold.
 RUNNER_HEADER_MAX = 1 << 16
+#: How long a runner may take to say it is ready (a JVM on a loaded machine).
+RUNNER_START_S = 30.0
 
 
 class _Runner:
@@ -1194,11 +1196,19 @@ class _Runner:
         self.cpu_s = 0.0
 
     def close(self) -> None:
-        for fd in (self.requests, self.replies, self.output):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        # Once only: a number closed twice may by then be another descriptor's.
+        fds, self.requests, self.replies, self.output = (
+            (self.requests, self.replies, self.output),
+            -1,
+            -1,
+            -1,
+        )
+        for fd in fds:
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
 
 _runner: _Runner | None = None
@@ -1215,16 +1225,22 @@ def _forget_runner() -> None:
 def _retire_runner(reaped: bool = False) -> None:
     """Kill the runner and everything else the program runs; wait for them."""
     if _runner is not None:
-        pid = _runner.pid
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if not reaped:
-            _wait_rusage(pid)
-        _kill_others(pid)
-    _reap_all(time.monotonic() + 2.0)
+        _stop_runner(_runner, reaped)
+    else:
+        _reap_all(time.monotonic() + 2.0)
     _forget_runner()
+
+
+def _stop_runner(runner: _Runner, reaped: bool = False) -> None:
+    try:
+        os.kill(runner.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if not reaped:
+        _wait_rusage(runner.pid)
+    _kill_others(runner.pid)
+    _reap_all(time.monotonic() + 2.0)
+    runner.close()
 
 
 def _runner_ready(runner: _Runner) -> bool:
@@ -1245,7 +1261,8 @@ def _runner_ready(runner: _Runner) -> bool:
         return False
 
 
-def _start_runner(req: dict[str, Any], key: str) -> _Runner:
+def _start_runner(req: dict[str, Any], key: str) -> _Runner | None:
+    """A new runner for ``req``, ready for its first test; None if it did not get ready."""
     limits = dict(req["limits"])
     limits["cpu_s"] = int(limits["cpu_s"]) * RUNNER_CPU_FACTOR
     requests_r, requests_w = os.pipe()
@@ -1278,7 +1295,43 @@ def _start_runner(req: dict[str, Any], key: str) -> _Runner:
         raise _RunnerExecError(error.decode(errors="replace"))
     for fd in (replies_r, output_r):
         os.set_blocking(fd, False)
-    return _Runner(key, pid, requests_w, replies_r, output_r)
+    runner = _Runner(key, pid, requests_w, replies_r, output_r)
+    if not _await_ready(runner, time.monotonic() + RUNNER_START_S):
+        _stop_runner(runner)
+        return None
+    return runner
+
+
+def _await_ready(runner: _Runner, deadline: float) -> bool:
+    """Whether the runner said it is ready (a reply of ``{"ready": true}``) in time."""
+    buffer = bytearray()
+    while time.monotonic() < deadline:
+        poller = select.poll()
+        poller.register(runner.replies, select.POLLIN)
+        poller.register(runner.output, select.POLLIN)
+        for fd, _ in poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if fd == runner.output:
+                continue  # the runner's own start-up chatter
+            if not chunk:
+                return False
+            buffer += chunk
+            if len(buffer) > RUNNER_HEADER_MAX:
+                return False
+            if len(buffer) >= 4:
+                size = struct.unpack(">I", bytes(buffer[:4]))[0]
+                if len(buffer) == 4 + size:
+                    try:
+                        hello = json.loads(bytes(buffer[4:]))
+                    except ValueError:
+                        return False
+                    return isinstance(hello, dict) and hello.get("ready") is True
+                if len(buffer) > 4 + size:
+                    return False
+    return False
 
 
 class _RunnerExecError(Exception):
@@ -1301,21 +1354,26 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     else the test left running is killed with the runner, as after any run.
     """
     global _runner
+    cold = req
+    req = {**req, "argv": req["warm_argv"]}
     limits = req["limits"]
     timeout = float(limits["timeout_s"])
     cap = int(limits["max_output_bytes"])
     key = _runner_key(req)
-    started = time.monotonic()
     if _runner is not None and (
         _runner.key != key or _runner.cpu_s * 2 > _runner_cpu(req) or not _runner_ready(_runner)
     ):
         _retire_runner()
-    exec_error = None
     if _runner is None:
+        # Started, and ready, before the test's clock: its start is nobody's time.
         try:
             _runner = _start_runner(req, key)
-        except _RunnerExecError as exc:
-            exec_error = str(exc)
+        except _RunnerExecError:
+            _runner = None
+        if _runner is None:
+            return run(cold, blobs)  # no runner here: the step as it runs alone
+    started = time.monotonic()
+    exec_error = None
     stdin = blobs[req["stdin"]] if isinstance(req.get("stdin"), int) else b""
     stdout = _Stream("stdout", -1, cap, cap, tail=False)
     stderr = _Stream("stderr", -1, cap, STDERR_KEEP, tail=True)
@@ -2041,7 +2099,7 @@ def _run_step(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
     """A step in the program's warm runner when it asks for one, else in a process of its own."""
     warm = req.get("warm_argv")
     if warm and req.get("judge") is None and req.get("check") is None:
-        return run_warm({**req, "argv": warm}, blobs)
+        return run_warm(req, blobs)
     if _runner is not None:
         _retire_runner()  # every other run kills all the program's processes anyway
     return run(req, blobs)
