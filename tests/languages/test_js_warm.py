@@ -1,4 +1,4 @@
-"""The warm Node: every stdin/stdout test of a JavaScript program in one Node process.
+"""The warm Node (``JavaScriptLanguage(warm=True)``): a program's stdin/stdout tests in one Node.
 
 Each test runs in a worker thread of its own (``_js_runner.js``), served by the sandbox's
 supervisor (``run_warm`` in ``runtimes/_agent.py``). What must hold: the program sees its

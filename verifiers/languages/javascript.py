@@ -63,6 +63,8 @@ class JavaScriptLanguage(TreeSitterLanguage):
     Args:
         node: A host ``node`` executable to pin (default: the runtime's ``node`` toolchain,
             which the local runtime finds on ``PATH`` and the Docker runtime in its image).
+        warm: Run a stdin/stdout program's tests in worker threads of one Node kept for it
+            (off by default: see :meth:`build_program`).
     """
 
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
@@ -77,7 +79,7 @@ class JavaScriptLanguage(TreeSitterLanguage):
     grammar = "tree_sitter_javascript"
     toolchains = (NODE,)
 
-    def __init__(self, node: str | None = None, warm: bool = True) -> None:
+    def __init__(self, node: str | None = None, warm: bool = False) -> None:
         self._node = node
         self._warm = warm
         here = resources.files("verifiers.languages")
@@ -91,12 +93,13 @@ class JavaScriptLanguage(TreeSitterLanguage):
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
-        """A warm Node serving every stdin/stdout test; the harness for programs with tests.
+        """A ``node`` per stdin/stdout test (or a warm Node); the harness for tests with code.
 
-        A stdin/stdout test runs in a worker thread of one Node process kept for the
-        program (``_js_runner.js``: a thread starts in milliseconds, Node in tens of them),
-        or in a ``node`` of its own where a checker or interactor judges it, or with
-        ``warm=False``.
+        With ``warm=True`` a stdin/stdout test runs in a worker thread of one Node kept for
+        the program (``_js_runner.js``), except where a checker or interactor judges it.
+        It is off by default: Node 18 starts a worker thread in about 35 ms of CPU, and
+        ``bench/warm_runners.py`` measured no gain in throughput over a sandboxed ``node``
+        per test on our machine (a lower latency per test only).
         """
         step_limits = limits.step_limits(runtime_reserve=True)
         heap_mb = max(16, limits.memory_mb * 3 // 4)
