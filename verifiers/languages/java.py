@@ -1,13 +1,18 @@
-"""Java: compiled once per program with ``javac``, run per test with ``java``.
+"""Java: compiled once per program with ``javac``, its stdin/stdout tests in one warm JVM.
 
 stdin/stdout programs are compiled whole (the file is named after the class that holds
-``main``, so Kattis-style ``public class Hello`` submissions compile) and run as
-``java -cp prog.jar Hello``. A program with test code (HumanEval-X: a ``public class Main``
-whose ``main`` throws ``AssertionError``) is compiled beside the tests and a generated
-harness class, whose name ends in a secret of this process; the harness is the class the
-JVM starts: it reads the sandbox's nonce before any class of the program or the tests is
-initialised, runs the tests' ``main``, and writes the pass record only when it returned. A
-thrown ``AssertionError`` is a wrong answer, any other throwable a runtime error.
+``main``, so Kattis-style ``public class Hello`` submissions compile) and their tests run
+in one JVM kept for the program (``_java_runner.java``, compiled with it: a class loader,
+``System`` streams and thread group per test; a JVM starts in hundreds of milliseconds,
+a test's classes load in a few), or as ``java -cp prog.jar Hello`` per test for a program
+that names the process's own descriptors or runtime, or with a checker.
+
+A program with test code (HumanEval-X: a ``public class Main`` whose ``main`` throws
+``AssertionError``) is compiled beside the tests and a generated harness class, whose name
+ends in a secret of this process; the harness is the class the JVM starts: it reads the
+sandbox's nonce before any class of the program or the tests is initialised, runs the
+tests' ``main``, and writes the pass record only when it returned. A thrown
+``AssertionError`` is a wrong answer, any other throwable a runtime error.
 
 The tests share the JVM with the program, so before it is built the program is checked
 against :class:`JavaCodePolicy`: imports from an allow-list of packages, no exit, halt,
