@@ -8,9 +8,10 @@ fills it after a successful one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 
 MIB = 1024 * 1024
 
@@ -80,6 +81,30 @@ class BuildCache:
                 return
             del self._building[key]
         current[1].set()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, key: str, wait_s: float) -> AsyncIterator[dict[str, bytes] | None]:
+        """The cached build of ``key``, or None with the build of it taken for the block.
+
+        A build of ``key`` already under way in this loop is waited for (at most ``wait_s``)
+        and its result read; if it left nothing, the block builds without a claim. An empty
+        ``key`` is never cached.
+        """
+        cached = self.get(key) if key else None
+        claimed = False
+        if key and cached is None:
+            pending = self.claim(key)
+            if pending is None:
+                claimed = True
+            else:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(pending.wait(), wait_s)
+                cached = self.get(key)
+        try:
+            yield cached
+        finally:
+            if claimed:
+                self.release(key)
 
     def clear(self) -> None:
         """Forget everything."""

@@ -860,24 +860,12 @@ class CodeVerifier:
                 artefacts=exe.artefacts,
             )
         )
-        key = program.build_key
-        cached = self.build_cache.get(key) if key else None
-        if cached is not None:
-            return cached
-        claimed = False
-        if key:
-            pending = self.build_cache.claim(key)
-            if pending is None:
-                claimed = True
-            else:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
-                cached = self.build_cache.get(key)
-                if cached is not None:
-                    return cached
+        key = program.build_key or ""
         runtime = self.runtime
         assert not isinstance(runtime, DelegatingRuntime)  # guarded() delegates whole jobs
-        try:
+        async with self.build_cache.slot(key, limits.build_timeout_s + 30) as cached:
+            if cached is not None:
+                return cached
             async with runtime.session(program, limits) as session:
                 proc = await session.run(exe.build)
                 if proc.exit_code != 0 or proc.signal is not None or proc.timed_out:
@@ -892,9 +880,6 @@ class CodeVerifier:
             if key:
                 self.build_cache.put(key, artefacts)
             return artefacts
-        finally:
-            if claimed and key:
-                self.build_cache.release(key)
 
     async def _rerun(
         self,
@@ -926,24 +911,10 @@ class CodeVerifier:
         observe: Observer | None = None,
         decides: _BuildDecides | None = None,
     ) -> Ran:
-        limits = opts.limits
-        key = program.build_key if program.build is not None else None
-        cached = self.build_cache.get(key) if key else None
-        claimed = False
-        if key and cached is None:
-            pending = self.build_cache.claim(key)
-            if pending is None:
-                claimed = True
-            else:
-                # The same program is being built right now: wait for it.
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(pending.wait(), limits.build_timeout_s + 30)
-                cached = self.build_cache.get(key)
-        try:
+        key = (program.build_key or "") if program.build is not None else ""
+        # The same program being built right now is waited for, not built twice.
+        async with self.build_cache.slot(key, opts.limits.build_timeout_s + 30) as cached:
             return await self._run_session(program, spec, opts, cached, observe, decides)
-        finally:
-            if claimed and key:
-                self.build_cache.release(key)
 
     async def _run_session(
         self,

@@ -22,6 +22,7 @@ from ..conftest import need
 
 RUNTIME = LocalRuntime()
 SUMS = {"inputs": ["1 2\n", "3 4\n", "10 20\n"], "outputs": ["3\n", "7\n", "30\n"]}
+PASSED = verifiers.Status.PASSED
 ALL = {"policy": "partial", "stop_on_failure": False}
 
 
@@ -136,7 +137,9 @@ def test_a_reply_forged_ahead_is_never_a_later_tests_answer(java: None) -> None:
     )
     tests = {"inputs": ["first\n", "second\n"], "outputs": ["first\n", "second\n"]}
     result = _score(_main(body), tests, **ALL)
-    assert result.tests[1].status is verifiers.Status.FAILED, result.feedback
+    # Never a pass; whether the second run reads as a wrong answer or as a crash depends
+    # on when the first test's own reply lands, which the program decides.
+    assert result.tests[1].status not in (PASSED, verifiers.Status.SANDBOX_ERROR), result.feedback
     assert result.status is not verifiers.Status.PASSED
 
 

@@ -22,6 +22,7 @@ from ..conftest import need
 
 INPUTS = ["1 2\n", "3 4\n", "10 20\n"]
 SUMS = {"inputs": INPUTS, "outputs": ["3\n", "7\n", "30\n"]}
+PASSED = verifiers.Status.PASSED
 ALL = {"policy": "partial", "stop_on_failure": False}
 
 READERS = {
@@ -160,8 +161,28 @@ def test_a_reply_forged_ahead_is_never_a_later_tests_answer(node: None) -> None:
     )
     tests = {"inputs": ["first\n", "second\n"], "outputs": ["first\n", "second\n"]}
     result = _score(code, tests, **ALL)
-    assert result.tests[1].status is verifiers.Status.FAILED, result.feedback
+    # Never a pass; whether the second run reads as a wrong answer or as a crash depends
+    # on when the first test's own reply lands, which the program decides.
+    assert result.tests[1].status not in (PASSED, verifiers.Status.SANDBOX_ERROR), result.feedback
     assert result.status is not verifiers.Status.PASSED
+
+
+@pytest.mark.parametrize("garbage", ["'x'", "Buffer.from([0, 0, 0, 2, 123, 125])"])
+def test_bytes_on_the_reply_channel_are_the_programs_crash(node: None, garbage: str) -> None:
+    # A stray byte, or a whole well-formed frame of its own, written beside the runner's
+    # reply: the runner's answer for that test is then garbage (the program's crash), and
+    # the next test is served by a new runner.
+    code = (
+        "const fs = require('fs');\n"
+        "const d = fs.readFileSync(0, 'utf8').trim();\n"
+        f"if (d === 'meddle') fs.writeSync(6, {garbage});\n"
+        "console.log(d);\n"
+    )
+    tests = {"inputs": ["meddle\n", "b\n"], "outputs": ["meddle\n", "b\n"]}
+    result = _score(code, tests, **ALL)
+    first, second = (t.status for t in result.tests)
+    assert first not in (verifiers.Status.PASSED, verifiers.Status.SANDBOX_ERROR), result.feedback
+    assert second is verifiers.Status.PASSED, result.feedback
 
 
 def test_a_closed_reply_channel_fails_only_that_test(node: None) -> None:

@@ -1285,14 +1285,11 @@ def _start_runner(req: dict[str, Any], key: str) -> _Runner | None:
     # An exec that failed says why on the close-on-exec pipe; one that worked closes it.
     with os.fdopen(exec_r, "rb") as f:
         error = f.read(1 << 16)
-    if error:
+    if error:  # its executable is missing, say: the step runs alone and reports that
         for fd in (requests_w, replies_r, output_r):
             os.close(fd)
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-        raise _RunnerExecError(error.decode(errors="replace"))
+        _wait_rusage(pid)
+        return None
     for fd in (replies_r, output_r):
         os.set_blocking(fd, False)
     runner = _Runner(key, pid, requests_w, replies_r, output_r)
@@ -1334,10 +1331,6 @@ def _await_ready(runner: _Runner, deadline: float) -> bool:
     return False
 
 
-class _RunnerExecError(Exception):
-    """The runner's executable could not be started."""
-
-
 def _runner_key(req: dict[str, Any]) -> str:
     """What makes two steps the same runner: all but their time limit and their stdin."""
     limits = {k: v for k, v in req["limits"].items() if k != "timeout_s"}
@@ -1366,44 +1359,29 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         _retire_runner()
     if _runner is None:
         # Started, and ready, before the test's clock: its start is nobody's time.
-        try:
-            _runner = _start_runner(req, key)
-        except _RunnerExecError:
-            _runner = None
+        _runner = _start_runner(req, key)
         if _runner is None:
             return run(cold, blobs)  # no runner here: the step as it runs alone
-    started = time.monotonic()
-    exec_error = None
+    runner = _runner
     stdin = blobs[req["stdin"]] if isinstance(req.get("stdin"), int) else b""
     stdout = _Stream("stdout", -1, cap, cap, tail=False)
     stderr = _Stream("stderr", -1, cap, STDERR_KEEP, tail=True)
-    reply: dict[str, Any] | None = None
-    status: int | None = None
-    usage: Any = None
-    timed_out = False
-    exceeded: str | None = None
+    header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
+    request = struct.pack(">I", len(header)) + header + stdin
     oom_before = _oom_kills()
-    runner = _runner
-    run_delay: float | None = None
-    if runner is not None:
-        header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
-        request = struct.pack(">I", len(header)) + header + stdin
-        before = _task_times(runner.pid)
-        reply, status, usage, timed_out, exceeded = _exchange(
-            runner, request, started + timeout, cap, stdout, stderr
-        )
-        if timed_out:
-            run_delay = _busiest_delay(before, _task_times(runner.pid))
-    wall = time.monotonic() - started
-    alive = (
-        runner is not None
-        and status is None
-        and reply is not None
-        and exceeded is None
-        and reply.get("retire") is not True  # the runner says it cannot serve again
+    before = _task_times(runner.pid)
+    started = time.monotonic()
+    reply, status, usage, timed_out, exceeded = _exchange(
+        runner, request, started + timeout, cap, stdout, stderr
     )
-    if runner is not None and not alive:
-        # Timed out, over its output, ended or broken: the runner goes with the test.
+    wall = time.monotonic() - started
+    run_delay = _busiest_delay(before, _task_times(runner.pid)) if timed_out else None
+    if status is None and reply is not None and exceeded is None and not reply.get("retire"):
+        runner.cpu_s += _reply_cpu(reply)
+        if [p for p in _others() if p != runner.pid]:
+            _retire_runner()  # what the test started goes, and the runner with it
+    else:
+        # Timed out, over its output, ended, broken, or retiring: it goes with the test.
         if status is None:
             try:
                 os.kill(runner.pid, signal.SIGKILL)
@@ -1413,26 +1391,20 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
             if reply is None and not timed_out:
                 status, usage = killed, killed_usage  # garbage for a reply: its crash
         _retire_runner(reaped=True)
-    elif runner is not None:
-        runner.cpu_s += float(reply.get("cpu_s") or 0.0) if reply else 0.0
-        if [p for p in _others() if p != runner.pid]:
-            _retire_runner()  # what the test started goes, and the runner with it
     exit_code: int | None = None
     sig: int | None = None
     cpu = 0.0
-    if reply is not None and status is None:
-        code = reply.get("exit_code")
-        exit_code = code if isinstance(code, int) and 0 <= code < 256 else 1
-        cpu = float(reply.get("cpu_s") or 0.0) if isinstance(reply.get("cpu_s"), float) else 0.0
-    elif status is not None and not timed_out:
+    if timed_out:
+        sig = signal.SIGKILL
+    elif status is not None:  # the runner ended (or was stopped) without a reply
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         if usage is not None:
             cpu = usage.ru_utime + usage.ru_stime
-    elif timed_out:
-        sig = signal.SIGKILL
-    if reply is None and status is None and exec_error is None and not timed_out:
-        exit_code = 1  # the runner broke its own protocol: the program's crash
+    elif reply is not None:
+        code = reply.get("exit_code")
+        exit_code = code if isinstance(code, int) and 0 <= code < 256 else 1
+        cpu = _reply_cpu(reply)
     oom_after = _oom_kills()
     out_header: dict[str, Any] = {
         "exit_code": exit_code,
@@ -1447,12 +1419,18 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         "stderr_truncated": stderr.size > stderr.kept,
         "stderr_bytes": stderr.size,
         "nonce": "",
-        "exec_error": exec_error,
+        "exec_error": None,
         "oom_killed": oom_after > oom_before,
         "oom_kills": oom_after,
         "warm": True,
     }
     return out_header, [stdout.data(), stderr.data(), b""]
+
+
+def _reply_cpu(reply: dict[str, Any]) -> float:
+    """The CPU time a runner says its test used (0 when it says nothing usable)."""
+    cpu = reply.get("cpu_s")
+    return float(cpu) if isinstance(cpu, (int, float)) and 0 <= cpu < 1e6 else 0.0
 
 
 def _task_times(pid: int) -> dict[str, tuple[int, int]]:
