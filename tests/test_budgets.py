@@ -7,6 +7,7 @@ tests after either are ``not_run``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -154,6 +155,37 @@ def test_run_delay_comes_from_the_kernel(runtime: LocalRuntime) -> None:
     assert first.timed_out and not first.budget_cut
     assert cut.timed_out and cut.budget_cut and cut.wall_s < 0.5
     assert stopped.timed_out  # and the second step never started: four results, not five
+
+
+def test_run_delay_counts_every_thread(runtime: LocalRuntime) -> None:
+    # The main thread sleeps in join() while helper threads (hashing releases the GIL)
+    # outnumber the CPUs four to one: the run was starved although its main thread never
+    # queued for a CPU, as a Node or JVM main thread waits for its helper threads.
+    helpers = 4 * (os.cpu_count() or 1)
+    code = (
+        "import hashlib, threading\n"
+        "threading.stack_size(1 << 18)\n"
+        "data = bytes(1 << 20)\n"
+        "def spin():\n"
+        "    while True:\n"
+        "        hashlib.sha256(data).digest()\n"
+        f"threads = [threading.Thread(target=spin, daemon=True) for _ in range({helpers})]\n"
+        "for t in threads:\n"
+        "    t.start()\n"
+        "threads[0].join()\n"
+    )
+    limits = Limits(timeout_s=1.0, max_processes=helpers + 16)
+    step = Step(argv=("{python}", "-c", code), limits=limits.step_limits())
+
+    async def go() -> ProcessResult:
+        async with runtime.session(Program(files={}, tests=()), limits) as session:
+            [proc] = await session.run_many([step])
+            return proc
+
+    proc = run_sync(go())
+    assert proc.timed_out and proc.run_delay_s is not None, proc
+    assert proc.run_delay_s >= 0.25 * proc.wall_s, proc
+    assert host_saturated(proc)
 
 
 @pytest.fixture(scope="module", params=["runc", "runsc"])

@@ -251,8 +251,8 @@ class ProcessResult:
             included) ran out during the run and the kernel killed a process.
         check: What the step's checker or interactor did (None: it has none, or a checker
             was not run because the program did not end cleanly).
-        run_delay_s: For a run that timed out, how long its main thread had waited for a
-            CPU while runnable (the kernel's schedstat), when the kernel says.
+        run_delay_s: For a run that timed out, the longest any of its threads had waited
+            for a CPU while runnable (the kernel's schedstat), when the kernel says.
         budget_cut: The program's time budget ran out during the run and stopped it
             before its own time limit.
     """

@@ -2073,17 +2073,16 @@ def _with_timeout(step: dict[str, Any], timeout: float) -> dict[str, Any]:
 
 
 def _run_delay(pid: int) -> float | None:
-    """How long ``pid``'s main thread has waited for a CPU while runnable, in seconds.
+    """The longest any of ``pid``'s threads has waited for a CPU while runnable, in seconds.
 
-    The second field of ``/proc/PID/schedstat`` (nanoseconds); None where the kernel does
+    The second field of each ``/proc/PID/task/TID/schedstat`` (nanoseconds). Every thread,
+    not the main one alone: a runtime's main thread often sleeps while its helper threads
+    (Node's platform workers, the JVM's compiler and collector) wait for a CPU, and such a
+    program was starved although its main thread never queued. None where the kernel does
     not keep it (gVisor).
     """
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as f:
-            fields = f.read(256).split()
-        return int(fields[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return None
+    waits = [waited for _, waited in _task_times(pid).values()]
+    return max(waits) / 1e9 if waits else None
 
 
 def _run_step(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
