@@ -108,6 +108,36 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
+def agents_cpu() -> dict[str, float]:
+    """Own CPU seconds of this process's live sandbox agents: supervisors and zygotes.
+
+    A supervisor is an agent whose parent is not an agent (bubblewrap's child); a zygote
+    is an agent's child that runs the agent's code too. Children they reaped (programs,
+    judges) are not included: :func:`phases` has the programs' share from their results.
+    """
+    stats: dict[int, tuple[int, float]] = {}
+    agents: set[int] = set()
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
+        if any(a.endswith(b"/agent.py") for a in argv[1:4]) and b"bwrap" not in argv[0]:
+            agents.add(int(entry))
+    out = {"supervisors": 0.0, "zygotes": 0.0}
+    for pid in agents:
+        parent, cpu = stats[pid]
+        out["zygotes" if parent in agents else "supervisors"] += cpu
+    return out
+
+
 @contextmanager
 def peak_memory() -> Iterator[dict[str, float]]:
     """Sample the resident memory of this process tree every 20 ms.
@@ -149,6 +179,8 @@ class Run:
     #: CPU seconds of this process and of every process it started (reaped) during the run.
     cpu_self_s: float = 0.0
     cpu_children_s: float = 0.0
+    #: Our sandbox agents' own CPU seconds during the run, by role (ours only).
+    agents_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def cpu_ms_per_test(self) -> float:
@@ -211,13 +243,17 @@ def timed(
     if warm is not None:
         warm()
     with cpu_time() as cpu:
+        agents_before = agents_cpu()
         with peak_memory() as mem:
             started = time.perf_counter()
             out = fn()
             wall = time.perf_counter() - started
+        agents_after = agents_cpu()
         verifiers.close_idle_sandboxes()
     run = _as_run(name, programs, tests, wall, out, mem["peak_kb"])
     run.cpu_self_s, run.cpu_children_s = cpu["self"] - mem["cpu_s"], cpu["children"]
+    # Agents that started during the run count whole; those that ended are in "other".
+    run.agents_s = {k: max(0.0, v - agents_before[k]) for k, v in agents_after.items()}
     return run
 
 
@@ -244,15 +280,23 @@ def phases(label: str, run: Run, results: list[verifiers.Result], report: dict[s
     """
     programs = sum(t.cpu_s for r in results for t in r.tests)
     machinery = max(0.0, run.cpu_children_s - programs)
+    supervisors = run.agents_s.get("supervisors", 0.0)
+    zygotes = run.agents_s.get("zygotes", 0.0)
+    other = max(0.0, machinery - supervisors - zygotes)
     per = 1e3 / max(1, run.tests)
     console.print(
         f"{label} CPU per test (verifiers): programs {programs * per:.2f} ms, sandbox machinery "
-        f"{machinery * per:.2f} ms, host process {run.cpu_self_s * per:.2f} ms; "
-        f"wall {run.wall_s:.2f} s on {os.cpu_count()} CPUs"
+        f"{machinery * per:.2f} ms (supervisors {supervisors * per:.2f}, zygotes "
+        f"{zygotes * per:.2f}, judges, checkers, builds and bubblewrap {other * per:.2f}), "
+        f"host process {run.cpu_self_s * per:.2f} ms; wall {run.wall_s:.2f} s on "
+        f"{os.cpu_count()} CPUs"
     )
     report.setdefault("phases", {})[label] = {
         "programs_cpu_ms_per_test": programs * per,
         "machinery_cpu_ms_per_test": machinery * per,
+        "supervisors_cpu_ms_per_test": supervisors * per,
+        "zygotes_cpu_ms_per_test": zygotes * per,
+        "other_machinery_cpu_ms_per_test": other * per,
         "host_cpu_ms_per_test": run.cpu_self_s * per,
     }
 

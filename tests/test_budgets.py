@@ -174,7 +174,9 @@ def test_run_delay_counts_every_thread(runtime: LocalRuntime) -> None:
         "    t.start()\n"
         "threads[0].join()\n"
     )
-    limits = Limits(timeout_s=1.0, max_processes=helpers + 16)
+    # The helpers together use a CPU second per core per second: the wall limit must end
+    # the run, not the CPU limit.
+    limits = Limits(timeout_s=1.0, cpu_time_s=60, max_processes=helpers + 16)
     step = Step(argv=("{python}", "-c", code), limits=limits.step_limits())
 
     async def go() -> ProcessResult:

@@ -12,7 +12,8 @@ bubblewrap, or of a container) and serves requests from the host over its stdin/
   channel (descriptors 5 and 6 on both sides), whose verdict comes back on the judge's
   descriptor 3. After every run all other processes in the sandbox are killed.
 * ``write``: write files into the sandbox; ``preload``: import modules once so forked
-  children share them, and run the language's trusted set-up calls; ``exit``.
+  children share them, and run the language's trusted set-up calls; ``exit``: kill and
+  reap everything else (the zygote too), then end.
 * ``load`` and ``reset``, for a warm sandbox that serves one program after another:
   ``load`` keeps a program's files in memory and preloads like ``preload``; ``reset``
   forgets the program, empties the writable directories and reports whether the sandbox
@@ -627,6 +628,27 @@ def _reap_all(deadline: float) -> None:
             if not _others():
                 return
             time.sleep(0.001)
+
+
+def _shut_down() -> None:
+    """Before the agent exits: the zygote and anything left, killed and reaped here.
+
+    A PID namespace's init that exits leaves its other processes to the host's init, and
+    their CPU time with them; reaped here, it reaches the host's account of its children
+    (through bubblewrap, which waits for this process), so a benchmark counts the zygote.
+    """
+    if _runner is not None:
+        _retire_runner()
+    if _pid1:  # without a namespace of its own, each run's process group went with it
+        _kill_others(0)
+    if _zygote.pid > 0:
+        try:
+            os.kill(_zygote.pid, signal.SIGKILL)
+            os.waitpid(_zygote.pid, 0)
+        except (ProcessLookupError, ChildProcessError, PermissionError):
+            pass
+        _zygote.pid = -1
+    _reap_all(time.monotonic() + 2.0)
 
 
 def _rss_kb(pid: int | str = "self") -> int:
@@ -2240,6 +2262,7 @@ def main(argv: list[str]) -> int:
         except EOFError:
             return 0
         if header.get("op") == "exit":
+            _shut_down()
             send_frame({"ok": True})
             return 0
         try:

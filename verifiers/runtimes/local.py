@@ -496,7 +496,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         stale = [s for t, _, s in self._idle if now - t >= WARM_IDLE_S]
         self._idle = [e for e in self._idle if now - e[0] < WARM_IDLE_S]
         for session in stale:
-            self._background(session.close())
+            self._background(session.close(graceful=True))
         if self._idle:
             self._schedule_trim()
 
@@ -508,7 +508,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         if self._trim_handle is not None:
             self._trim_handle.cancel()
             self._trim_handle = None
-        await asyncio.gather(*(s.close() for _, _, s in idle), return_exceptions=True)
+        await asyncio.gather(*(s.close(graceful=True) for _, _, s in idle), return_exceptions=True)
         cgroups_module.tidy()
 
     def readable_paths(self, toolchains: Sequence[ToolchainSpec] = ()) -> dict[str, list[str]]:
