@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import fcntl
 import io
 import json
 import math
@@ -39,6 +40,7 @@ import operator
 import os
 import struct
 import sys
+import time
 import traceback
 import types
 import warnings
@@ -969,10 +971,12 @@ def _channel_record(record: dict[str, Any]) -> None:
 
 
 def candidate_main(argv: list[str]) -> int:
-    """The program's side of one test: ``[program_dir, "stdio" | "serve"]``."""
+    """The program's side of one test: ``[program_dir, "stdio" | "serve" | "warm"]``."""
     program_dir, mode = argv[0], argv[1]
     config = json.loads(program_file(program_dir, "candidate.json"))
     code = _compile_solution(program_file(program_dir, SOLUTION_NAME))
+    if mode == "warm":
+        return _Runner(code).serve()
     if mode == "stdio":
         if isinstance(code, dict):
             _channel_record({"event": "syntax_error", **code})
@@ -990,6 +994,248 @@ def candidate_main(argv: list[str]) -> int:
         _finish_interpreter()
         return status
     return _serve(config, code)
+
+
+# --- the warm runner: a program's stdin/stdout tests in one process ---------------------------
+#
+# The sandbox agent starts it like a test (forked from the zygote, the program's uid and
+# limits) and sends each test on descriptor 5: a 4-byte length, a JSON header
+# (``stdin_bytes``, ``max_output_bytes``), the test's input; each reply on 6 is a 4-byte
+# length, a JSON header (``exit_code``, ``cpu_s``, ``stdout_bytes``, ``stderr_bytes``,
+# ``channel_bytes``, ``retire``) and those bytes. Each test runs as a test run alone does:
+# the compiled program in a new ``__main__``, its own memory files at descriptors 0 to 3
+# (input, output, errors, the channel), new ``sys`` streams. It is the program's own process:
+# the agent bounds its replies, time and output, and what it says is the program's output
+# and nothing more. Programs whose source names process-wide state a test would leave
+# behind (threads, signals, exits that skip the flush, processes) run a test per process
+# instead (``languages/python.py``: ``COLD_ONLY``).
+
+#: A runner retires (the next test gets a new one) once its resident memory passes this
+#: share of the memory limit: one test's garbage must not be a later test's memory limit.
+_RUNNER_RSS_SHARE = 0.5
+#: The most of a test's channel records a reply carries (the agent refuses more).
+_RUNNER_CHANNEL_MAX = 1 << 20
+
+
+def _memory_file(data: bytes = b"") -> int:
+    """A memory file holding ``data``, at its start (closed by its caller)."""
+    fd = os.memfd_create("test", 0)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _file_head(fd: int, limit: int) -> tuple[bytes, int]:
+    """The first ``limit`` bytes of a memory file, and its whole size."""
+    size = os.fstat(fd).st_size
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks, want = [], min(size, limit)
+    while want > 0:
+        chunk = os.read(fd, min(want, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        want -= len(chunk)
+    return b"".join(chunks), size
+
+
+class _CappedRaw(io.RawIOBase):
+    """Descriptor 1 or 2 under ``sys.stdout``/``sys.stderr``: past the cap, the test ends.
+
+    A test run alone is stopped by its supervisor when its output passes the cap; here
+    the count is kept as the program writes, and the runner replies at once (its memory
+    files then hold the first cap bytes, which is what the agent keeps).
+    """
+
+    def __init__(self, runner: _Runner, fd: int, name: str) -> None:
+        super().__init__()
+        self.runner, self.fd, self.name = runner, fd, name
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        n = len(view)
+        self.runner.written[self.name] += n
+        if self.runner.written[self.name] > self.runner.cap:
+            self.runner.exceeded(self.name)
+        while view:
+            view = view[os.write(self.fd, view) :]
+        return n
+
+
+class _Runner:
+    """Serves the program's tests until the agent closes descriptor 5 (or it retires)."""
+
+    def __init__(self, code: types.CodeType | dict[str, Any]) -> None:
+        self.code = code
+        self.cap = 0
+        self.written = {"stdout": 0, "stderr": 0}
+        self.cwd = os.getcwd()
+        self.recursion = sys.getrecursionlimit()
+        self.digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+        self.environ = dict(os.environ)
+        self.builtins = dict(builtins.__dict__)
+        self.started = 0.0
+        self.files: dict[int, int] = {}  # descriptor in the test -> the runner's copy
+        self.memory = 0  # the tightest of the memory limits, bytes (0: none)
+        try:
+            import resource
+
+            found = [resource.getrlimit(r)[0] for r in (resource.RLIMIT_DATA, resource.RLIMIT_AS)]
+            self.memory = min((m for m in found if m > 0), default=0)
+        except (ImportError, OSError, ValueError):
+            pass
+        sys.path.insert(0, self.cwd)
+
+    def serve(self) -> int:
+        self.reply({"ready": True})
+        while True:
+            try:
+                header = receive()
+                stdin = _read_exact(int(header["stdin_bytes"]))
+            except ChannelClosed:
+                return 0
+            self.cap = int(header["max_output_bytes"])
+            self.written = {"stdout": 0, "stderr": 0}
+            status = self.test(stdin)
+            retire = self.left_behind()
+            self.answer(status, retire)
+            if retire:
+                return 0
+
+    def test(self, stdin: bytes) -> int:
+        """One test, as :func:`candidate_main` runs it in a process of its own."""
+        for fd in self.files.values():
+            os.close(fd)
+        self.files = {}
+        for target, data in ((0, stdin), (1, b""), (2, b""), (VERDICT_FD, b"")):
+            # Kept at a number of its own too: what the test does to 0 to 3 (closes them,
+            # say) leaves what it wrote readable here.
+            made = _memory_file(data)
+            fd = fcntl.fcntl(made, fcntl.F_DUPFD_CLOEXEC, 64)
+            os.close(made)  # (it may have been given the target's number: dup2 below)
+            os.dup2(fd, target, inheritable=True)
+            self.files[target] = fd
+        sys.stdin = io.TextIOWrapper(
+            io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_CappedRaw(self, 1, "stdout")),
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(_CappedRaw(self, 2, "stderr")),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        )
+        for name in ("stdin", "stdout", "stderr"):
+            setattr(sys, f"__{name}__", getattr(sys, name))
+        self.started = time.process_time()
+        if isinstance(self.code, dict):
+            _channel_record({"event": "syntax_error", **self.code})
+            return 1
+        module = _module("__main__")
+        sys.argv = [SOLUTION_NAME]
+        status = 0
+        try:
+            exec(self.code, module.__dict__)
+        except SystemExit as exc:
+            status = _exit_code(exc)
+        except BaseException as exc:
+            status = _report_error(exc, "solution")
+        self.finish()
+        return status
+
+    def finish(self) -> None:
+        """What an interpreter's exit does, for this test: threads joined, handlers run."""
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            for thread in threading.enumerate():
+                if thread is not threading.main_thread() and not thread.daemon:
+                    try:
+                        thread.join()
+                    except Exception:
+                        pass
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()
+        except Exception:
+            pass
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+
+    def left_behind(self) -> bool:
+        """Whether the test changed what the next one would inherit (it then retires)."""
+        threading = sys.modules.get("threading")
+        if threading is not None and threading.active_count() > 1:
+            return True
+        if os.environ != self.environ or builtins.__dict__ != self.builtins:
+            return True
+        try:
+            os.chdir(self.cwd)
+            sys.setrecursionlimit(self.recursion)
+            if self.digits:
+                sys.set_int_max_str_digits(self.digits)
+        except (OSError, ValueError, RecursionError):
+            return True
+        gc = sys.modules.get("gc")
+        if gc is not None and not gc.isenabled():
+            gc.enable()
+        if self.memory:
+            try:
+                with open("/proc/self/statm") as f:
+                    resident = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, ValueError, IndexError):
+                return True
+            if resident > self.memory * _RUNNER_RSS_SHARE:
+                return True
+        return False
+
+    def exceeded(self, name: str) -> None:
+        """The test wrote more than the cap on ``name``: reply now, and end."""
+        self.answer(1, True, exceeded=name)
+        os._exit(0)
+
+    def answer(self, status: int, retire: bool, exceeded: str | None = None) -> None:
+        out, _ = _file_head(self.files[1], self.cap + 1)
+        err, _ = _file_head(self.files[2], self.cap + 1)
+        channel, _ = _file_head(self.files[VERDICT_FD], _RUNNER_CHANNEL_MAX)
+        header: dict[str, Any] = {
+            "exit_code": status & 0xFF,
+            "cpu_s": max(0.0, time.process_time() - self.started),
+            "stdout_bytes": len(out),
+            "stderr_bytes": len(err),
+            "channel_bytes": len(channel),
+            "retire": retire,
+        }
+        if exceeded is not None:
+            header["output_exceeded"] = exceeded
+        self.reply(header, out, err, channel)
+
+    @staticmethod
+    def reply(header: dict[str, Any], *blobs: bytes) -> None:
+        data = json.dumps(header).encode()
+        payload = memoryview(b"".join((struct.pack(">I", len(data)), data, *blobs)))
+        try:
+            while payload:
+                payload = payload[os.write(CALLS_OUT_FD, payload) :]
+        except OSError:
+            os._exit(1)  # the agent is gone, or the program closed the channel
 
 
 def _report_error(exc: BaseException, stage: str) -> int:

@@ -233,6 +233,21 @@ def _cpython_issue(code: str) -> SyntaxIssue | None:
     return None
 
 
+#: Names in a program's source that make its stdin/stdout tests run in a process each
+#: rather than in its warm runner: process-wide state one test would leave to the next
+#: (threads, signals and timers, exit handlers, processes, the interpreter's modules and
+#: builtins, resource limits, the environment, tracing), exits that skip the flush
+#: (``os._exit``), or the output descriptors reopened by name (``/dev/stdout`` of a
+#: memory file starts at its beginning). A fidelity rule, not a security one: what a
+#: runner replies is the program's output and nothing more, whatever it runs.
+COLD_ONLY = re.compile(
+    r"thread|signal|alarm|setitimer|atexit|_exit|fork|spawn|subprocess|multiprocessing"
+    r"|concurrent|asyncio|os\s*\.\s*(?:system|popen|exec|kill|environ|putenv|unsetenv|dup)"
+    r"|sys\s*\.\s*(?:modules|settrace|setprofile|setswitchinterval|stdin\s*\.\s*close)"
+    r"|builtins|importlib|ctypes|resource|faulthandler|tracemalloc|/dev/(?:std|fd)|/proc/"
+)
+
+
 def _as_python_prints(err: BaseException) -> str:
     """The error as ``python solution.py`` prints it (its last lines, at most 2000 characters)."""
     return "".join(traceback.format_exception_only(type(err), err))[-2000:]
@@ -251,6 +266,12 @@ class PythonLanguage:
             start a new interpreter per test.
         preload: Modules the sandbox may import once per program (when the program or
             its tests import them) so that forked tests share them.
+        warm: Run a program's stdin/stdout tests (without a checker) in one process, its
+            *warm runner*, forked once from the zygote: each test gets a new ``__main__``,
+            new standard streams and memory files, and what it changed of the process
+            (the working directory, the recursion limit, the collector) is restored or
+            retires the runner. Programs that match :data:`COLD_ONLY` run a process per
+            test. Needs ``fork``.
     """
 
     #: Python distributions its programs (or its harness) import in the sandbox.
@@ -265,9 +286,12 @@ class PythonLanguage:
     name = "python"
     aliases = ("python", "py", "python3", "py3")
 
-    def __init__(self, *, fork: bool = True, preload: frozenset[str] = PRELOADABLE) -> None:
+    def __init__(
+        self, *, fork: bool = True, preload: frozenset[str] = PRELOADABLE, warm: bool = True
+    ) -> None:
         self.fork = fork
         self.preload = preload
+        self.warm = warm
         self._harness = _harness_source()
 
     def toolchain(self) -> str:
@@ -389,6 +413,11 @@ class PythonLanguage:
             raise SpecError("tests", f"python cannot run {type(spec).__name__}")
         stdio = judge_spec["mode"] == "stdio"
         program_args = ("{program_dir}", "stdio" if stdio else "serve")
+        warm = (
+            ("{program_dir}", "warm")
+            if stdio and self.warm and not COLD_ONLY.search(code)
+            else None
+        )
         blob = bytearray()
         tests = []
         bounds: list[str] = []
@@ -417,6 +446,7 @@ class PythonLanguage:
                     function="candidate_main",
                     stdin=stdin,
                     judge=judge,
+                    warm_argv=warm,
                 )
             else:
                 step = Step(

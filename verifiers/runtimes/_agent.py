@@ -1300,7 +1300,12 @@ def _start_runner(req: dict[str, Any], key: str) -> _Runner | None:
         "calls_out": replies_w,
     }
     try:
-        pid = _spawn_local({**req, "limits": limits}, fds, exec_w, "program")
+        if req["kind"] == "call":
+            # A Python runner: forked from the zygote, which holds nothing of any test.
+            _zygote.send_spawn({**req, "limits": limits}, fds, exec_w)
+            pid = _zygote.spawned()
+        else:
+            pid = _spawn_local({**req, "limits": limits}, fds, exec_w, "program")
     finally:
         for fd in (stdin, output_w, requests_r, replies_w, exec_w):
             os.close(fd)
@@ -1356,7 +1361,8 @@ def _await_ready(runner: _Runner, deadline: float) -> bool:
 def _runner_key(req: dict[str, Any]) -> str:
     """What makes two steps the same runner: all but their time limit and their stdin."""
     limits = {k: v for k, v in req["limits"].items() if k != "timeout_s"}
-    return json.dumps([req["argv"], req.get("env"), req.get("cwd"), limits], sort_keys=True)
+    code = [req.get("kind"), req.get("module"), req.get("function")]
+    return json.dumps([req["argv"], code, req.get("env"), req.get("cwd"), limits], sort_keys=True)
 
 
 def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -1388,13 +1394,14 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     stdin = blobs[req["stdin"]] if isinstance(req.get("stdin"), int) else b""
     stdout = _Stream("stdout", -1, cap, cap, tail=False)
     stderr = _Stream("stderr", -1, cap, STDERR_KEEP, tail=True)
+    channel = _Stream("channel", -1, CHANNEL_KEEP, CHANNEL_KEEP, tail=False)
     header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
     request = struct.pack(">I", len(header)) + header + stdin
     oom_before = _oom_kills()
     before = _task_times(runner.pid)
     started = time.monotonic()
     reply, status, usage, timed_out, exceeded = _exchange(
-        runner, request, started + timeout, cap, stdout, stderr
+        runner, request, started + timeout, cap, stdout, stderr, channel
     )
     wall = time.monotonic() - started
     run_delay = _busiest_delay(before, _task_times(runner.pid)) if timed_out else None
@@ -1446,7 +1453,7 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         "oom_kills": oom_after,
         "warm": True,
     }
-    return out_header, [stdout.data(), stderr.data(), b""]
+    return out_header, [stdout.data(), stderr.data(), channel.data()]
 
 
 def _reply_cpu(reply: dict[str, Any]) -> float:
@@ -1505,6 +1512,7 @@ def _exchange(
     cap: int,
     stdout: _Stream,
     stderr: _Stream,
+    channel: _Stream,
 ) -> tuple[dict[str, Any] | None, int | None, Any, bool, str | None]:
     """Send one test to ``runner`` and read its reply: (reply, exit status, usage, timed
     out, stream over the cap). An exit status means the runner ended (no reply)."""
@@ -1515,7 +1523,7 @@ def _exchange(
     view = memoryview(request)
     os.set_blocking(runner.requests, False)
     buffer = bytearray()
-    limit = RUNNER_HEADER_MAX + 2 * cap + 8
+    limit = RUNNER_HEADER_MAX + 2 * cap + CHANNEL_KEEP + 8
     try:
         while True:
             now = time.monotonic()
@@ -1566,7 +1574,7 @@ def _exchange(
                     if len(buffer) > limit:
                         return None, None, None, False, "stdout"
                     try:
-                        reply = _parse_reply(buffer, cap, stdout, stderr)
+                        reply = _parse_reply(buffer, cap, stdout, stderr, channel)
                     except (ValueError, UnicodeDecodeError, RecursionError):
                         return None, None, None, False, None  # garbage: the test crashed
                     if reply is not None:
@@ -1582,10 +1590,12 @@ def _exchange(
 
 
 def _parse_reply(
-    buffer: bytearray, cap: int, stdout: _Stream, stderr: _Stream
+    buffer: bytearray, cap: int, stdout: _Stream, stderr: _Stream, channel: _Stream
 ) -> dict[str, Any] | None:
     """A complete reply in ``buffer`` (its streams added), None while it is incomplete.
 
+    After the header: ``stdout_bytes`` of output, ``stderr_bytes`` of errors and, from a
+    runner that keeps a result channel (Python's), ``channel_bytes`` of its records.
     Malformed replies raise ``ValueError`` (the caller treats the runner as crashed).
     """
     if len(buffer) < 4:
@@ -1599,16 +1609,22 @@ def _parse_reply(
     if not isinstance(header, dict):
         raise ValueError("the runner's reply is not an object")
     out_n, err_n = header.get("stdout_bytes"), header.get("stderr_bytes")
-    if not (isinstance(out_n, int) and isinstance(err_n, int) and min(out_n, err_n) >= 0):
+    ch_n = header.get("channel_bytes", 0)
+    sizes = (out_n, err_n, ch_n)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in sizes):
         raise ValueError("the runner's reply has no stream sizes")
+    assert isinstance(out_n, int) and isinstance(err_n, int) and isinstance(ch_n, int)
+    if ch_n > CHANNEL_KEEP:
+        raise ValueError("the runner's reply has too many channel records")
     if out_n > cap + 1 or err_n > cap + 1:
         header["output_exceeded"] = "stdout" if out_n > cap + 1 else "stderr"
-    end = 4 + size + out_n + err_n
+    end = 4 + size + out_n + err_n + ch_n
     if len(buffer) < end:
         return None
     body = bytes(buffer[4 + size : end])
     stdout.add(body[:out_n])
-    stderr.add(body[out_n:])
+    stderr.add(body[out_n : out_n + err_n])
+    channel.add(body[out_n + err_n :])
     if len(buffer) > end:
         raise ValueError("the runner sent more than one reply")
     return header
