@@ -1,20 +1,21 @@
-"""Warm runners for stdin/stdout tests (JavaScript, Java) against a process per test.
+"""Warm runners for stdin/stdout tests (Python, JavaScript, Java) against a process per test.
 
 The programs are W1's (``anchors.py``) written in each language, for the first N
 CodeContests problems with up to T tests each: a table-lookup program that answers every
 test, its exact duplicate, one wrong on every other test, and an echo. Both systems are
 ours, in this process, on the same sandbox runtime, with partial credit (every test runs):
 
-* ``process per test``: ``JavaScriptLanguage(warm=False)`` / ``JavaLanguage(warm=False)``,
-  one ``node`` or ``java`` started per test;
-* ``warm runner``: the default, one Node (a worker thread per test) or one JVM (a class
-  loader per test) per program.
+* ``process per test``: ``PythonLanguage(warm=False)`` (a process forked from the zygote
+  per test), ``JavaScriptLanguage(warm=False)`` / ``JavaLanguage(warm=False)`` (one
+  ``node`` or ``java`` started per test);
+* ``warm runner``: one forked Python process (a new ``__main__`` per test), one Node (a
+  worker thread per test) or one JVM (a class loader per test) per program.
 
 Each system scores the batch once off the clock first (sandboxes started, every program
 built into the build cache), so the runs measured are the tests' execution. It prints the
 wall time, tests/s, the cost per test, the speed-up, and whether every verdict agrees.
 Usage: ``.venv/bin/python bench/warm_runners.py [--problems 10]
-[--tests 10] [--workers 2] [--repeat 2] [--language javascript --language java]``.
+[--tests 10] [--workers 2] [--repeat 2] [--language python --language java]``.
 """
 
 from __future__ import annotations
@@ -35,11 +36,17 @@ from verifiers._async import run_sync
 from verifiers.core import CodeVerifier
 from verifiers.languages.java import JavaLanguage
 from verifiers.languages.javascript import JavaScriptLanguage
+from verifiers.languages.python import PythonLanguage
 from verifiers.runtimes import LocalRuntime
 from verifiers.testing import datasets
 
 console = Console()
 
+PY_LOOKUP = """import sys
+answers = {answers}
+sys.stdout.write(answers.get(" ".join(sys.stdin.read().split()), ""))
+"""
+PY_ECHO = "import sys\nsys.stdout.write(sys.stdin.read())\n"
 JS_LOOKUP = """const answers = {answers};
 const data = require('fs').readFileSync(0, 'utf8');
 process.stdout.write(answers[data.split(/\\s+/).filter(Boolean).join(' ')] || '');
@@ -72,11 +79,16 @@ def _java_lookup(answers: dict[str, str]) -> str:
     return JAVA_LOOKUP % puts
 
 
+def _py_lookup(answers: dict[str, str]) -> str:
+    return PY_LOOKUP.format(answers=repr(answers))
+
+
 def _js_lookup(answers: dict[str, str]) -> str:
     return JS_LOOKUP.format(answers=json.dumps(answers))
 
 
 LANGUAGES: dict[str, tuple[Any, Any, str, str]] = {
+    "python": (PythonLanguage, _py_lookup, PY_ECHO, "python"),
     "javascript": (JavaScriptLanguage, _js_lookup, JS_ECHO, "node"),
     "java": (JavaLanguage, _java_lookup, JAVA_ECHO, "jvm"),
 }

@@ -95,7 +95,7 @@ def test_checkers_bench_judges_every_mode(tmp_path: Path) -> None:
         assert row["passed"] == report["tests"] > 0 and row["tests_per_s"] > 0
 
 
-def test_warm_runners_bench_measures_javascript_and_java(tmp_path: Path) -> None:
+def test_warm_runners_bench_measures_each_language(tmp_path: Path) -> None:
     need(shutil.which("node") is not None, "node is not installed")
     need(shutil.which("javac") is not None, "javac is not installed")
     rows = run_bench(
@@ -106,5 +106,7 @@ def test_warm_runners_bench_measures_javascript_and_java(tmp_path: Path) -> None
         ("java", True),
         ("javascript", False),
         ("javascript", True),
+        ("python", False),
+        ("python", True),
     ]
     assert all(r["verdicts_agree"] and r["wall_s"] > 0 for r in rows)
