@@ -944,6 +944,11 @@ def _finish_interpreter() -> None:
             threading._shutdown()
         except Exception:
             pass
+    _run_exit_handlers()
+
+
+def _run_exit_handlers() -> None:
+    """Run (and forget) the program's ``atexit`` handlers, as an interpreter's exit does."""
     try:
         import atexit
 
@@ -1167,12 +1172,7 @@ class _Runner:
                         thread.join()
                     except Exception:
                         pass
-        try:
-            import atexit
-
-            atexit._run_exitfuncs()
-        except Exception:
-            pass
+        _run_exit_handlers()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
