@@ -68,7 +68,7 @@ from rich.table import Table
 import verifiers
 from verifiers.build_cache import BuildCache
 from verifiers.engine import run_jobs
-from verifiers.testing import datasets
+from verifiers.testing import datasets, resources
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compiled_languages import FILES, baseline, jobs
@@ -109,32 +109,14 @@ def _tree_rss_kb(root: int) -> int:
 
 
 def agents_cpu() -> dict[str, float]:
-    """Own CPU seconds of this process's live sandbox agents: supervisors and zygotes.
+    """Own CPU seconds of the live sandbox agents, by role (``supervisors``, ``zygotes``).
 
-    A supervisor is an agent whose parent is not an agent (bubblewrap's child); a zygote
-    is an agent's child that runs the agent's code too. Children they reaped (programs,
-    judges) are not included: :func:`phases` has the programs' share from their results.
+    Children they reaped (programs, judges) are not included: :func:`phases` has the
+    programs' share from their results.
     """
-    stats: dict[int, tuple[int, float]] = {}
-    agents: set[int] = set()
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)
-        if any(a.endswith(b"/agent.py") for a in argv[1:4]) and b"bwrap" not in argv[0]:
-            agents.add(int(entry))
     out = {"supervisors": 0.0, "zygotes": 0.0}
-    for pid in agents:
-        parent, cpu = stats[pid]
-        out["zygotes" if parent in agents else "supervisors"] += cpu
+    for agent in resources.agents():
+        out[agent.role + "s"] += agent.cpu_s
     return out
 
 

@@ -14,6 +14,7 @@ import threading
 import verifiers
 from verifiers import Status
 from verifiers.runtimes import LocalRuntime
+from verifiers.testing import resources
 
 ADD = "def add(a, b):\n    return a + b\n"
 ADD_TESTS = {"test_list": ["assert add(1, 2) == 3", "assert add(-1, 1) == 0"]}
@@ -275,49 +276,25 @@ def test_more_programs_than_sandboxes_being_reset_all_get_one() -> None:
     verifiers.close_idle_sandboxes()
 
 
-def _cpu_of(pid: int) -> float:
-    """A live process's CPU time and its reaped children's, from /proc (seconds)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rpartition(")")[2].split()
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
-def _sandbox_agents() -> dict[int, int]:
-    """This process's sandbox agents (supervisors and zygotes): pid -> parent pid."""
-    found: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-            with open(f"/proc/{entry}/stat") as f:
-                parent = int(f.read().rpartition(")")[2].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if len(argv) > 3 and argv[3].endswith(b"agent.py") and not argv[0].endswith(b"bwrap"):
-            found[int(entry)] = parent
-    return found
-
-
 def test_closing_an_idle_sandbox_accounts_for_all_its_processes() -> None:
     # An idle sandbox asked to exit reaps its zygote itself: the zygote's CPU time reaches
     # this process's children (a killed sandbox leaves it to the host's init, and a
     # benchmark's CPU per test misses it).
     import resource
 
+    verifiers.close_idle_sandboxes()  # only this test's sandbox is alive below
     rt = LocalRuntime()
     for n in range(30):
         assert score(ADD + f"# {n}\n", ADD_TESTS, rt).status is Status.PASSED
-    agents = {p: parent for p, parent in _sandbox_agents().items() if parent != os.getpid()}
-    zygotes = [p for p, parent in agents.items() if parent in agents]
-    supervisors = [p for p in agents if p not in zygotes]
-    assert len(zygotes) == 1 and len(supervisors) == 1, agents
+    found = resources.agents()
+    zygotes = [a for a in found if a.role == "zygote"]
+    supervisors = [a for a in found if a.role == "supervisor"]
+    assert len(zygotes) == 1 and len(supervisors) == 1, found
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    held = _cpu_of(zygotes[0]) + _cpu_of(supervisors[0])
-    assert _cpu_of(zygotes[0]) >= 0.02  # thirty programs loaded: enough to be seen
+    held = sum(a.cpu_s + a.children_cpu_s for a in found)
+    assert zygotes[0].cpu_s >= 0.02  # thirty programs loaded: enough to be seen
     verifiers.close_idle_sandboxes()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     counted = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     assert counted >= held - 0.02, (counted, held)  # a clock tick of rounding per field
-    assert zygotes[0] not in _sandbox_agents()
+    assert zygotes[0].pid not in {a.pid for a in resources.agents()}

@@ -75,6 +75,50 @@ def processes(since_ticks: int = 0) -> Processes:
     return out
 
 
+@dataclass(frozen=True)
+class Agent:
+    """A live sandbox agent process (see :func:`agents`)."""
+
+    pid: int
+    role: str  # "supervisor" (bubblewrap's or a container's child) or "zygote" (its child)
+    cpu_s: float  # its own CPU time
+    children_cpu_s: float  # its reaped children's (programs, judges)
+
+
+def agents() -> list[Agent]:
+    """The sandbox agents alive on this host, with their CPU time so far.
+
+    A zygote is an agent whose parent is an agent; every other agent is a supervisor. A
+    benchmark reads them before the sandboxes close to split its machinery by role; a
+    test, to check that closing a sandbox accounts for all of it.
+    """
+    found: dict[int, tuple[int, float, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or not _is_agent(int(entry)):
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        own = (int(fields[11]) + int(fields[12])) / tick
+        found[int(entry)] = (int(fields[1]), own, (int(fields[13]) + int(fields[14])) / tick)
+    return [
+        Agent(pid, "zygote" if parent in found else "supervisor", own, reaped)
+        for pid, (parent, own, reaped) in found.items()
+    ]
+
+
+def _is_agent(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return False
+    return not argv[0].endswith(b"bwrap") and any(AGENT in a for a in argv)
+
+
 def tmp_entries(tmp: Path | None = None) -> int:
     """Entries named ``verifiers*`` in the temporary directory and ``/dev/shm``.
 
