@@ -25,14 +25,19 @@ def proc_stat(pid: str) -> tuple[str, int, int] | None:
     return fields[0].decode(), int(fields[1]), int(fields[19])
 
 
-def is_sandbox(pid: int) -> bool:
-    """Whether a process is a sandbox (bwrap or the agent)."""
+def _argv(pid: int) -> list[bytes]:
+    """A process's command line (empty if it is gone)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
+            return f.read().split(b"\0")
     except OSError:
-        return False
-    return argv[0].endswith(b"bwrap") or any(AGENT in a for a in argv)
+        return []
+
+
+def is_sandbox(pid: int) -> bool:
+    """Whether a process is a sandbox (bwrap or the agent)."""
+    argv = _argv(pid)
+    return bool(argv) and (argv[0].endswith(b"bwrap") or any(AGENT in a for a in argv))
 
 
 @dataclass
@@ -111,12 +116,8 @@ def agents() -> list[Agent]:
 
 
 def _is_agent(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().split(b"\0")
-    except OSError:
-        return False
-    return not argv[0].endswith(b"bwrap") and any(AGENT in a for a in argv)
+    argv = _argv(pid)
+    return bool(argv) and not argv[0].endswith(b"bwrap") and any(AGENT in a for a in argv)
 
 
 def tmp_entries(tmp: Path | None = None) -> int:
