@@ -16,6 +16,7 @@ import pytest
 import verifiers
 import verifiers.integrations.verl as verl
 from verifiers import Status, jsonio
+from verifiers.compare import values_equal
 from verifiers.results import Result
 from verifiers.runtimes import LocalRuntime
 
@@ -126,3 +127,65 @@ def test_big_ints_only_raises_the_limit() -> None:
             str(10**6000)
     finally:
         sys.set_int_max_str_digits(limit)
+
+
+def test_an_integer_is_compared_with_a_float_exactly(runtime: LocalRuntime) -> None:
+    # A float answer to an exact count once passed where it rounded to the expected integer
+    # (2**53 + 1 became 2.0**53 before the comparison); an exact answer, as int or whole
+    # Fraction or Decimal, passes.
+    spec = {"fn_name": "binom", "inputs": [[64, 32], [100, 50]], "outputs": [0, 0]}
+    spec["outputs"] = [math.comb(64, 32), math.comb(100, 50)]
+    divided = (
+        "import math\ndef binom(n, k):\n"
+        "    return math.factorial(n) / (math.factorial(k) * math.factorial(n - k))\n"
+    )
+    results = verifiers.score_batch(
+        [
+            {"language": "python", "completion": c, "tests": spec}
+            for c in (
+                divided,
+                divided.replace(" / ", " // "),
+                "from fractions import Fraction\nimport math\ndef binom(n, k):\n"
+                "    return Fraction(math.comb(n, k), 1)\n",
+                "from decimal import Decimal, getcontext\nimport math\ngetcontext().prec = 60\n"
+                "def binom(n, k):\n    return Decimal(math.comb(n, k))\n",
+            )
+        ],
+        runtime=runtime,
+        policy="partial",
+    )
+    assert [r.passed for r in results] == [0, 2, 2, 2], [r.feedback for r in results]
+    close = {"fn_name": "half", "inputs": [[3]], "outputs": [1.5]}
+    assert verifiers.score("python", "def half(n):\n    return n / 2\n", close).ok
+
+
+def test_a_value_larger_than_the_expected_one_is_never_sent(runtime: LocalRuntime) -> None:
+    # Shared rows make a few bytes on the channel and five million values once written out:
+    # the judge stops at the expected value's size, so the host reads a sentence, not them.
+    code = "def f(x):\n    row = [0] * 4900\n    return [row] * 1000\n"
+    spec = {"fn_name": "f", "inputs": [[1], [2]], "outputs": [[[0] * 3] * 2, [1, 2]]}
+    r = verifiers.score("python", code, spec, runtime=runtime, policy="partial")
+    assert r.status is Status.FAILED and not r.infra_error, r.feedback
+    assert all("holds more than" in t.message for t in r.tests), [t.message for t in r.tests]
+    assert all(len(t.actual) <= 300 for t in r.tests)
+    right = "def f(x):\n    return [[0] * 3] * 2 if x == 1 else [1, 2]\n"
+    assert verifiers.score("python", right, spec, runtime=runtime).ok
+
+
+def test_dict_keys_past_a_few_thousand_digits_are_compared_without_their_text() -> None:
+    # Writing a 100,000-digit key as text takes quadratic time: such keys compare as numbers.
+    with jsonio.big_ints():
+        huge = 10**99_999 + 7
+        assert values_equal({huge: 1}, {huge: 1})
+        assert not values_equal({"1": 1}, {huge: 1})
+        assert values_equal({"12": [1]}, {12: (1,)})
+
+
+def test_a_set_built_to_hash_alike_costs_the_host_nothing(runtime: LocalRuntime) -> None:
+    # Integers that are multiples of 2**61 - 1 all hash to 0: a set of thousands of them
+    # took the host seconds to build on its event loop. It is the program's failure now.
+    code = "def f():\n    return {j * (2**61 - 1) for j in range(1, 5001)}\n"
+    spec = {"fn_name": "f", "inputs": [[]], "outputs": [list(range(10_000))]}
+    r = verifiers.score("python", code, spec, runtime=runtime, limits={"timeout_s": 10})
+    assert r.status is Status.FAILED and not r.infra_error, r.feedback
+    assert "share a hash" in r.tests[0].message, r.tests[0].message

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
 
 from verifiers import CompareOptions
-from verifiers.compare import DecodeError, Opaque, decode_value, outputs_match, values_equal
+from verifiers.compare import (
+    DecodeError,
+    Opaque,
+    canonical,
+    decode_value,
+    outputs_match,
+    values_equal,
+)
 
 
 def test_default_mode_ignores_trailing_whitespace_and_blank_lines() -> None:
@@ -71,3 +79,53 @@ def test_opaque_equals_nothing() -> None:
     assert not values_equal(5, anything)
     assert not values_equal(anything, anything)
     assert anything != anything
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"$complex": ["1", 2]},
+        {"$complex": [[1], 2]},
+        {"$complex": [{"$int": "f" * 400}, 0]},
+        {"$complex": [True, {"$dict": []}]},
+        {"$bytes": "é"},
+        {"$int": "xyz"},
+        {"$dict": [[1]]},
+        {"$set": [[1, [2, {"$dict": [[[3], {"$set": []}]]}]]]},  # decodes: keys are frozen
+    ],
+)
+def test_decoding_raises_nothing_but_decode_error(data: object) -> None:
+    # Data from the sandbox: any other exception would be taken for the SDK's own fault.
+    with contextlib.suppress(DecodeError):
+        decode_value(data)
+
+
+def test_canonical_forms_are_hashable_and_equal_as_values_are() -> None:
+    values = [
+        {"a": 1, "b": [1, 2]},
+        {"b": (1, 2), "a": 1.0},
+        {1: "x"},
+        {"1": "x"},
+        [{"k": {"n": float("nan")}}],
+        [{"k": {"n": float("nan")}}],
+        {frozenset({(1, (2,))}): 3},
+        {(1, 2), (1, 3)},
+        [1, 2],
+        (1, 2),
+        "Ab",
+        b"x",
+        None,
+        Opaque("T", "t"),
+    ]
+    for a in values:
+        for b in values:
+            same = canonical(a) == canonical(b)
+            hash(canonical(a))
+            assert same == values_equal(a, b) or isinstance(a, Opaque), (a, b)
+    # A dict is not the set of its pairs; a value nested too deeply equals nothing.
+    assert canonical({"a": 1}) != canonical({("a", 1)})
+    deep: list[object] = []
+    for _ in range(300):
+        deep = [deep]
+    assert canonical(deep) != canonical(deep)
+    assert canonical("Ab", casefold=True) == canonical("aB", casefold=True)

@@ -581,3 +581,19 @@ def test_c_family_and_java_prompts_are_code_whole() -> None:
     fenced = "Here is the solution.\n\n```cpp\n" + cpp + "```\nIt checks divisors."
     found = extract_for(registry.get_language("cpp"), fenced)
     assert found.code is not None and found.code.strip() == cpp.strip()
+
+
+def test_a_big_bare_program_with_a_heading_like_comment_is_parsed_whole() -> None:
+    # Over the default search budget. Python's own budget (its parser is linear) reads it
+    # whole; with the default the search kept the largest region and cut the import above
+    # the comment that reads like a markdown heading (a W4 sample got runtime_error).
+    table = {str(i): str(i * i) for i in range(12_000)}
+    code = (
+        f"import sys\n\n# answers by input\nANSWERS = {table!r}\n\n\n"
+        "print(ANSWERS[sys.stdin.read().strip()])\n"
+    )
+    assert len(code) > SEARCH_BUDGET_CHARS
+    result = found("python", code)
+    assert result.code is not None and result.code.startswith("import sys"), result.reason
+    small = extract_code(code, NAMES, PY.parses, check=PY.check_syntax)  # the default budget
+    assert small.code is not None and not small.code.startswith("import sys")

@@ -187,6 +187,59 @@ PYTHON: dict[str, tuple[str, str, Any]] = {
         ),
     ),
     # --- callables the tests pass in ---
+    "an object of the program read again after its methods changed it": (
+        "class Stack:\n    def __init__(self):\n        self.items = []\n"
+        "    def push(self, x):\n        self.items.append(x)\n"
+        "    def __len__(self):\n        return len(self.items)\n"
+        "    def __getitem__(self, i):\n        return self.items[i]\n"
+        "def make():\n    return Stack()\n",
+        "class Stack:\n    def __init__(self):\n        self.items = []\n"
+        "    def push(self, x):\n        self.items.insert(0, x)\n"
+        "    def __len__(self):\n        return len(self.items)\n"
+        "    def __getitem__(self, i):\n        return self.items[i]\n"
+        "def make():\n    return Stack()\n",
+        check(
+            "s = candidate()\nassert len(s) == 0\ns.push(3)\nassert len(s) == 1 and s[0] == 3\n"
+            "s.push(4)\nassert len(s) == 2 and s[1] == 4 and s.items == [3, 4]",
+            "make",
+        ),
+    ),
+    "an object read by the tests' callback while the program changes it": (
+        "class Counter:\n    def __init__(self):\n        self.count = 0\n"
+        "    def run(self, n, observer):\n        for _ in range(n):\n"
+        "            self.count += 1\n            observer(self)\n"
+        "def make():\n    return Counter()\n",
+        "class Counter:\n    def __init__(self):\n        self.count = 0\n"
+        "    def run(self, n, observer):\n        for _ in range(n):\n"
+        "            observer(self)\n            self.count += 1\n"
+        "def make():\n    return Counter()\n",
+        check(
+            "seen = []\nc = candidate()\nc.run(3, lambda obj: seen.append(obj.count))\n"
+            "assert seen == [1, 2, 3] and c.count == 3",
+            "make",
+        ),
+    ),
+    "the tests catch their own callback's failed assert, come back through the program": (
+        "def apply(f, x):\n    return f(x)\n",
+        "def apply(f, x):\n    try:\n        return f(x)\n    except Exception:\n"
+        "        return None\n",
+        check(
+            "def bad(x):\n    assert x > 0, 'negative'\n"
+            "assert candidate(lambda v: v * 2, 3) == 6\n"
+            "try:\n    candidate(bad, -1)\nexcept AssertionError:\n    pass\n"
+            "else:\n    raise AssertionError('the failure came back')",
+            "apply",
+        ),
+    ),
+    "a list of complex numbers": (
+        "def roots(n):\n    return [complex(k, -k) for k in range(n)]\n",
+        "def roots(n):\n    return [complex(k, k) for k in range(n)]\n",
+        {
+            "fn_name": "roots",
+            "inputs": [[100]],
+            "outputs": [[complex(k, -k) for k in range(100)]],
+        },
+    ),
     "key functions: a lambda, a builtin, a method": (
         "def order(xs, key):\n    return sorted(xs, key=key)\n",
         "def order(xs, key):\n    return sorted(xs)\n",
@@ -483,6 +536,18 @@ JAVASCRIPT: dict[str, tuple[str, str, Any]] = {
         {
             "test": JS_ASSERT + "const s = new Stack()\nconsole.assert(s.push(1) === 1)\n"
             "s.push(2)\nconsole.assert(s.pop() === 2)\nassert.deepStrictEqual(s.items, [1])\n"
+        },
+    ),
+    "a returned object's functions called by name (its conversion hooks never)": (
+        "function shape(w, h) {\n  return { w, h, area: () => w * h,"
+        " scale: (k) => shape(w * k, h * k), toString: () => `${w}x${h}` };\n}\n",
+        "function shape(w, h) {\n  return { w, h, area: () => w + h,"
+        " scale: (k) => shape(w, h) };\n}\n",
+        {
+            "test": JS_ASSERT + "const s = shape(2, 3)\n"
+            "console.assert(s.area() === 6 && s.w === 2 && s.scale(2).area() === 24)\n"
+            "assert.throws(() => `${s}`, TypeError)\nassert.throws(() => s.toString(), TypeError)\n"
+            "assert.strictEqual(JSON.stringify([s.w, s.h]), '[2,3]')\n"
         },
     ),
     "values: BigInt, NaN, -0, undefined, null, Map, Set, Date, typed arrays, nesting": (

@@ -539,6 +539,101 @@ PY_SHAPED: dict[str, tuple[str, Any, str]] = {
         {"fn_name": "count", "inputs": [["ab"], ["b"]], "outputs": [{"a": 1, "b": 1}, {"b": 1}]},
         "def count(s):\n    return {'a': 2}\n",
     ),
+    # A StopIteration from a call once ended the tests' own iteration (``all(map(...))``
+    # saw no element fail); only the next value of an iterator may end one.
+    "StopIteration raised by the function under test": (
+        "def double(x):\n    raise StopIteration\n",
+        {
+            "test": "def check(candidate):\n"
+            "    assert all(map(lambda x: candidate(x) == 2 * x, [1, 2, 3]))\n"
+            "    assert list(filter(lambda x: candidate(x) != 2 * x, [4, 5])) == []\n",
+            "entry_point": "double",
+        },
+        "def double(x):\n    return x\n",
+    ),
+    "StopIteration raised from an attribute the tests read": (
+        "class Box:\n    @property\n    def size(self):\n        raise StopIteration\n"
+        "def make(n):\n    return Box()\n",
+        {
+            "test": "def check(candidate):\n"
+            "    assert all(candidate(n).size == n for n in [1, 2])\n",
+            "entry_point": "make",
+        },
+        "class Box:\n    size = 0\ndef make(n):\n    return Box()\n",
+    ),
+    # An assert of the tests failing inside a callback reaches the program as an exception:
+    # catching it and answering otherwise must not turn the test into a pass.
+    "the tests' failed assert in a callback caught by the program": (
+        "def walk(xs, visit):\n    for x in xs:\n        try:\n            visit(x + 1)\n"
+        "        except Exception:\n            visit(x)\n",
+        {
+            "test": "def check(candidate):\n"
+            "    def visit(x):\n        assert x % 2 == 0, x\n"
+            "    candidate([2, 4, 6], visit)\n",
+            "entry_point": "walk",
+        },
+        "def walk(xs, visit):\n    for x in xs:\n        visit(x + 1)\n",
+    ),
+    # Reads of a program object's state between the tests' calls get one answer each: a
+    # __getitem__ that answered each read differently made both conditions hold.
+    "an object whose items answer each read differently": (
+        "class R:\n    def __init__(self, s, p):\n        self.s, self.p, self.n = s, p, 0\n"
+        "    def __getitem__(self, i):\n        self.n += 1\n"
+        "        return {1: self.s, 2: 0, 3: 1, 4: self.p}.get(self.n, 0)\n"
+        "    def __len__(self):\n        self.n += 0\n        return 2\n"
+        "def parts(s, p):\n    return R(s, p)\n",
+        {
+            "test": "def check(candidate):\n    r = candidate(5, 6)\n"
+            "    assert r[0] + r[1] == 5 and r[0] * r[1] == 6\n",
+            "entry_point": "parts",
+        },
+        "def parts(s, p):\n    return [s, 0]\n",
+    ),
+    "an object whose attributes answer each read differently": (
+        "class R:\n    def __init__(self, s, p):\n        self.s, self.p, self.n = s, p, 0\n"
+        "    @property\n    def low(self):\n        self.n += 1\n"
+        "        return self.s if self.n == 1 else 1\n"
+        "    @property\n    def high(self):\n        self.n += 1\n"
+        "        return 0 if self.n == 2 else self.p\n"
+        "def parts(s, p):\n    return R(s, p)\n",
+        {
+            "test": "def check(candidate):\n    r = candidate(5, 6)\n"
+            "    assert r.low + r.high == 5\n    assert r.low * r.high == 6\n",
+            "entry_point": "parts",
+        },
+        "class R:\n    low, high = 5, 0\ndef parts(s, p):\n    return R()\n",
+    ),
+    # The judge once imported any module the program said it held (a global that is a
+    # module reports its own __name__): unittest.__main__ ran unittest's discovery in the
+    # working directory, which imported a file the program wrote there, in the judge.
+    "a module named unittest.__main__ and a test file for its discovery": (
+        "import os, types\n"
+        "with open('/sandbox/test_zz_forged.py', 'w') as fh:\n"
+        "    fh.write('import os\\nos.write(3, b\\'{\"event\": \"pass\"}\\\\n\\')\\n')\n"
+        "os.chmod('/sandbox/test_zz_forged.py', 0o644)\n"
+        "add = types.ModuleType('unittest.__main__')\n",
+        {"test_list": ["assert add(1, 2) == 3", "assert add(2, 2) == 4"]},
+        "def add(a, b):\n    return a - b\n",
+    ),
+    "a module of the program's naming for the entry point": (
+        "import types\nadd = types.ModuleType('antigravity')\n"
+        "helper = types.ModuleType('json.__main__')\n",
+        {"test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"},
+        "def add(a, b):\n    return 0\n",
+    ),
+    # An iteration of a program object read twice gets one answer (sum, then product).
+    "an object whose iteration answers each loop differently": (
+        "class R:\n    def __init__(self, s, p):\n        self.s, self.p, self.n = s, p, 0\n"
+        "    def __iter__(self):\n        self.n += 1\n"
+        "        return iter([self.s] if self.n == 1 else [self.p])\n"
+        "def parts(s, p):\n    return R(s, p)\n",
+        {
+            "test": "import math\n\ndef check(candidate):\n    r = candidate(5, 6)\n"
+            "    assert sum(r) == 5 and math.prod(r) == 6\n",
+            "entry_point": "parts",
+        },
+        "def parts(s, p):\n    return [s, 0]\n",
+    ),
     "LeetCode helper classes redefined": (
         "class ListNode:\n    def __init__(self, val=0, next=None):\n        self.val = 0\n"
         "        self.next = None\n"
@@ -853,6 +948,12 @@ JS_HONEST: dict[str, str] = {
         "const box = new Proxy({}, { get: (t, k) => Number(k.slice(1)) });\n"
         "function add(a, b) {\n  return a + b + box.n0;\n}\n"
     ),
+    "plain objects with valueOf, toString and toJSON of their own, used inside": (
+        "const num = (v) => ({ v, valueOf() { return this.v; }, toString() { return `${this.v}`; },"
+        " toJSON() { return this.v; } });\n"
+        "function add(a, b) {\n  const sum = Number(JSON.stringify(num(a + b))) + 0 * num(a);\n"
+        "  return `${num(b)}` === String(b) ? sum : NaN;\n}\n"
+    ),
     "its own prototype method": (
         "Array.prototype.total = function () { return this.reduce((s, x) => s + x, 0); };\n"
         "const add = (a, b) => [a, b].total();\n"
@@ -868,6 +969,297 @@ JS_HONEST: dict[str, str] = {
 def test_javascript_honest_look_alike_passes(runtime: LocalRuntime, name: str) -> None:
     results = _score(_js_items(JS_HONEST[name]), runtime)
     assert all(r.ok for r in results), (name, [r.feedback for r in results])
+
+
+# --- JavaScript: the judge never runs the program's code to convert a value --------------------
+#
+# Each task's checks convert one answer several times: HumanEval-X/32's trusted `poly` calls
+# Math.pow once per term, and the other tasks read a pair's sum and its product from the
+# same answer. A conversion hook (valueOf, toString, toJSON, Symbol.toPrimitive) that
+# answered anew each time could pass them with no answer at all (a red-team's finding on
+# HumanEval-X/32); the judge calls none of the program's, so each fails as the honest wrong
+# answer does, with the hook reported.
+
+JS_POLY = (
+    "const poly = (xs, x) => {\n  return xs.reduce((prev, item, index) => {\n"
+    "    return prev + item * Math.pow(x, index);\n  }, 0);\n}\n\n"
+)
+JS_PAIRS = "for (const [s, m] of [[10, 21], [7, 12]]) {\n"
+#: task: (tests, right, honest wrong); a pair's parts have the sum s and the product m.
+JS_CONVERSION_TASKS: dict[str, tuple[dict[str, Any], str, str]] = {
+    "findZero": (
+        {
+            "test": "const testFindZero = () => {\n"
+            "  for (const xs of [[1, 2], [-6, 11, -6, 1], [2, -3, 1, 5], [5, 1, -2, 3, 1, 7]])\n"
+            "    console.assert(Math.abs(poly(xs, findZero(xs))) < 1e-4)\n"
+            "}\ntestFindZero()\n",
+            "declaration": JS_POLY + "const findZero = (xs) => {\n",
+        },
+        JS_POLY + "const findZero = (xs) => {\n  let lo = -1, hi = 1;\n"
+        "  while (poly(xs, lo) * poly(xs, hi) > 0) { lo *= 2; hi *= 2; }\n"
+        "  while (hi - lo > 1e-10) {\n    const c = (lo + hi) / 2;\n"
+        "    if (poly(xs, c) * poly(xs, lo) > 0) lo = c; else hi = c;\n  }\n  return lo;\n}\n",
+        "const findZero = (xs) => 0;\n",
+    ),
+    "parts": (
+        {
+            "test": "const assert = require('node:assert')\n"
+            + JS_PAIRS
+            + "  const [p, q] = parts(s, m)\n"
+            "  console.assert(p + q === s && p * q === m)\n"
+            "  assert.equal([p, q].reduce((t, x) => t + x), s)\n}\n"
+        },
+        "const parts = (s, m) => {\n  const d = Math.sqrt(s * s - 4 * m);\n"
+        "  return [(s - d) / 2, (s + d) / 2];\n};\n",
+        "const parts = (s, m) => [s, 0];\n",
+    ),
+    "partsText": (
+        {
+            "test": "const nums = (t) => String(t).split(',').map(Number)\n"
+            "const routes = [(r) => `${r}`, (r) => String(r), (r) => r + '',"
+            " (r) => JSON.parse(JSON.stringify(r))]\n" + JS_PAIRS + "  const r = partsText(s, m)\n"
+            "  for (const route of routes) {\n    const [p, q] = nums(route(r))\n"
+            "    const [u, v] = nums(route(r))\n"
+            "    console.assert(p + q === s && u * v === m)\n  }\n}\n"
+        },
+        "const partsText = (s, m) => {\n  const d = Math.sqrt(s * s - 4 * m);\n"
+        "  return `${(s - d) / 2},${(s + d) / 2}`;\n};\n",
+        "const partsText = (s, m) => `${s},0`;\n",
+    ),
+    "partsJson": (
+        {
+            "test": JS_PAIRS + "  const r = partsJson(s, m)\n"
+            "  const [p, q] = JSON.parse(JSON.stringify(r))\n"
+            "  const [u, v] = JSON.parse(JSON.stringify(r))\n"
+            "  console.assert(p + q === s && u * v === m)\n}\n"
+        },
+        "const partsJson = (s, m) => {\n  const d = Math.sqrt(s * s - 4 * m);\n"
+        "  return [(s - d) / 2, (s + d) / 2];\n};\n",
+        "const partsJson = (s, m) => [s, 0];\n",
+    ),
+}
+# What a stateful hook answers, conversion after conversion: 0 for every term of poly but the
+# linear one, which cancels the constant; a pair's sum, then its product; their text; JSON.
+JS_ROOT = (
+    "const at = (xs) => {\n  let n = 0;\n"
+    "  return () => (n++ % xs.length === 1 ? -xs[0] / xs[1] : 0);\n};\n"
+)
+JS_PAIR = "const at = (s, m) => { let n = 0; return () => [s, 0, m, 1][n++ % 4]; };\n"
+JS_TEXT = "const at = (s, m) => { let n = 0; return () => [`${s},0`, `${m},1`][n++ % 2]; };\n"
+JS_JSON = "const at = (s, m) => { let n = 0; return () => [[s, 0], [m, 1]][n++ % 2]; };\n"
+JS_BOX = "class Box {\n  constructor(f) { this.f = f; }\n"
+#: name: (task, program). Before the judge refused every hook of the program, the plain
+#: objects' string-keyed hooks and every toJSON passed; the rest were refused already.
+JS_CONVERSION_HACKS: dict[str, tuple[str, str]] = {
+    "a plain object's stateful valueOf (HumanEval-X/32)": (
+        "findZero",
+        "const findZero = (xs) => {\n  let calls = 0;\n"
+        "  return { valueOf: () => (calls++ % xs.length === 1 ? -xs[0] / xs[1] : 0) };\n};\n",
+    ),
+    "a plain object's stateful toString": (
+        "findZero",
+        JS_ROOT
+        + "const findZero = (xs) => { const f = at(xs); return { toString: () => `${f()}` }; };\n",
+    ),
+    "a class instance's stateful valueOf": (
+        "findZero",
+        JS_ROOT + JS_BOX + "  valueOf() { return this.f(); }\n}\n"
+        "const findZero = (xs) => new Box(at(xs));\n",
+    ),
+    "a class instance's stateful Symbol.toPrimitive": (
+        "findZero",
+        JS_ROOT + JS_BOX + "  [Symbol.toPrimitive]() { return this.f(); }\n}\n"
+        "const findZero = (xs) => new Box(at(xs));\n",
+    ),
+    "a returned function's stateful valueOf": (
+        "findZero",
+        JS_ROOT
+        + "const findZero = (xs) => { const g = () => 0; g.valueOf = at(xs); return g; };\n",
+    ),
+    "a plain object's Symbol.toPrimitive (symbol keys never cross)": (
+        "findZero",
+        JS_ROOT + "const findZero = (xs) => ({ [Symbol.toPrimitive]: at(xs) });\n",
+    ),
+    "plain objects sharing a stateful valueOf, in an array the tests sum": (
+        "parts",
+        JS_PAIR + "const parts = (s, m) => {\n  const f = at(s, m);\n"
+        "  return [{ valueOf: f }, { valueOf: f }];\n};\n",
+    ),
+    "the same objects in a Set": (
+        "parts",
+        JS_PAIR + "const parts = (s, m) => {\n  const f = at(s, m);\n"
+        "  return new Set([{ valueOf: f }, { valueOf: f }]);\n};\n",
+    ),
+    "class instances sharing a stateful valueOf, in an array": (
+        "parts",
+        JS_PAIR + JS_BOX + "  valueOf() { return this.f(); }\n}\n"
+        "const parts = (s, m) => { const f = at(s, m); return [new Box(f), new Box(f)]; };\n",
+    ),
+    "a plain object's stateful toString and toJSON": (
+        "partsText",
+        JS_TEXT + "const partsText = (s, m) => {\n  const f = at(s, m);\n"
+        "  return { toString: f, toJSON: f };\n};\n",
+    ),
+    "a plain object's stateful valueOf, toString, toLocaleString and toJSON": (
+        "partsText",
+        JS_TEXT + "const partsText = (s, m) => {\n  const f = at(s, m);\n"
+        "  return { valueOf: f, toString: f, toLocaleString: f, toJSON: f };\n};\n",
+    ),
+    "a class instance's stateful toString and toJSON": (
+        "partsText",
+        JS_TEXT + JS_BOX + "  toString() { return this.f(); }\n  toJSON() { return this.f(); }\n}\n"
+        "const partsText = (s, m) => new Box(at(s, m));\n",
+    ),
+    "a class instance's Symbol.toPrimitive, whatever the hint": (
+        "partsText",
+        JS_TEXT + JS_BOX + "  [Symbol.toPrimitive](hint) { return this.f(); }\n"
+        "  toJSON() { return this.f(); }\n}\nconst partsText = (s, m) => new Box(at(s, m));\n",
+    ),
+    "a returned function's stateful toString and toJSON": (
+        "partsText",
+        JS_TEXT + "const partsText = (s, m) => {\n  const f = at(s, m);\n"
+        "  const g = () => 0;\n  g.toString = f;\n  g.toJSON = f;\n  return g;\n};\n",
+    ),
+    "a plain object's stateful toJSON": (
+        "partsJson",
+        JS_JSON + "const partsJson = (s, m) => ({ toJSON: at(s, m) });\n",
+    ),
+    "a class instance's stateful toJSON": (
+        "partsJson",
+        JS_JSON + JS_BOX + "  toJSON() { return this.f(); }\n}\n"
+        "const partsJson = (s, m) => new Box(at(s, m));\n",
+    ),
+    "a returned function's stateful toJSON": (
+        "partsJson",
+        JS_JSON
+        + "const partsJson = (s, m) => { const g = () => 0; g.toJSON = at(s, m); return g; };\n",
+    ),
+}
+#: name: (task, program): conversion hooks used inside the program, plain data returned.
+JS_CONVERSION_HONEST: dict[str, tuple[str, str]] = {
+    "a class with valueOf in its own bisection": (
+        "findZero",
+        JS_POLY + "class X {\n  constructor(v) { this.v = v; }\n  valueOf() { return this.v; }\n}\n"
+        "const findZero = (xs) => {\n  let lo = new X(-1), hi = new X(1);\n"
+        "  while (poly(xs, lo) * poly(xs, hi) > 0) { lo = new X(lo * 2); hi = new X(hi * 2); }\n"
+        "  while (hi - lo > 1e-10) {\n    const c = new X((lo + hi) / 2);\n"
+        "    if (poly(xs, c) * poly(xs, lo) > 0) lo = c; else hi = c;\n  }\n  return +lo;\n}\n",
+    ),
+    "objects with toString and toJSON of their own, turned into text and data inside": (
+        "partsText",
+        "const root = (s, m, sign) => ({\n  v: (s + sign * Math.sqrt(s * s - 4 * m)) / 2,\n"
+        "  toString() { return String(this.v); },\n  toJSON() { return this.v; },\n});\n"
+        "const partsText = (s, m) => {\n  const [p, q] = [root(s, m, -1), root(s, m, 1)];\n"
+        "  const text = `${p},${q}`;\n"
+        "  return text === JSON.parse(JSON.stringify([p, q])).join() ? text : '';\n};\n",
+    ),
+}
+
+
+def test_the_javascript_conversion_tasks_are_passable_and_the_wrong_answer_fails(
+    runtime: LocalRuntime,
+) -> None:
+    for task, (tests, right, wrong) in JS_CONVERSION_TASKS.items():
+        items = [
+            {"language": "javascript", "completion": c, "tests": tests} for c in (right, wrong)
+        ]
+        good, bad = _score(items, runtime)
+        assert good.ok, (task, good.feedback)
+        _assert_nothing_earned([task], [bad], "honest wrong")
+
+
+@pytest.mark.parametrize("hack", sorted(JS_CONVERSION_HACKS))
+def test_javascript_conversion_hook_earns_nothing(runtime: LocalRuntime, hack: str) -> None:
+    task, code = JS_CONVERSION_HACKS[hack]
+    items = [{"language": "javascript", "completion": code, "tests": JS_CONVERSION_TASKS[task][0]}]
+    [r] = _score(items, runtime)
+    _assert_nothing_earned([task], [r], hack)
+    if "never cross" not in hack:
+        assert r.status is Status.FAILED, (hack, r.status, r.feedback)
+        assert "conversion hook of its own" in (r.hack_suspected or ""), (hack, r.hack_suspected)
+
+
+@pytest.mark.parametrize("name", sorted(JS_CONVERSION_HONEST))
+def test_javascript_conversion_honest_look_alike_passes(runtime: LocalRuntime, name: str) -> None:
+    task, code = JS_CONVERSION_HONEST[name]
+    tests = JS_CONVERSION_TASKS[task][0]
+    r = verifiers.score("javascript", code, tests, runtime=runtime, limits={"timeout_s": 5})
+    assert r.ok, (name, r.status, r.feedback)
+
+
+# Reads of a program object's properties between the tests' calls get one answer each (the
+# judge remembers them until the program's code runs again): getters that answered each read
+# anew made a pair's sum and its product both hold.
+JS_READ_TASK = {
+    "test": JS_PAIRS + "  const r = parts(s, m)\n"
+    "  console.assert(r[0] + r[1] === s && r[0] * r[1] === m)\n"
+    "  console.assert(r.low + r.high === s && r.low * r.high === m)\n}\n"
+}
+JS_READS = {
+    "right": "class Pair {\n  constructor(a, b) { this.a = a; this.b = b; }\n"
+    "  get 0() { return this.a; }\n  get 1() { return this.b; }\n"
+    "  get low() { return this.a; }\n  get high() { return this.b; }\n}\n"
+    "const parts = (s, m) => {\n  const d = Math.sqrt(s * s - 4 * m);\n"
+    "  return new Pair((s - d) / 2, (s + d) / 2);\n};\n",
+    "hack": "class Pair {\n"
+    "  constructor(s, m) { this.s = s; this.m = m; this.n = 0; this.k = 0; }\n"
+    "  get 0() { return ++this.n === 1 ? this.s : 1; }\n"
+    "  get 1() { return ++this.n === 2 ? 0 : this.m; }\n"
+    "  get low() { return ++this.k === 1 ? this.s : 1; }\n"
+    "  get high() { return ++this.k === 2 ? 0 : this.m; }\n}\n"
+    "const parts = (s, m) => new Pair(s, m);\n",
+    "honest wrong": "const parts = (s, m) => ({ 0: s, 1: 0, low: s, high: 0 });\n",
+}
+
+
+def test_javascript_iterations_and_callback_asserts_cannot_be_played(
+    runtime: LocalRuntime,
+) -> None:
+    # A stateful [Symbol.iterator] answered [s] to one loop and [p] to the next; a program
+    # caught the tests' failed assertion inside a callback and called it again otherwise.
+    cases = [
+        (
+            "class R {\n  constructor(s, m) { this.s = s; this.m = m; this.n = 0; }\n"
+            "  *[Symbol.iterator]() { yield ++this.n === 1 ? this.s : this.m; }\n}\n"
+            "const parts = (s, m) => new R(s, m);\n",
+            {
+                "test": "const r = parts(5, 6);\n"
+                "console.assert([...r].reduce((a, b) => a + b, 0) === 5 && "
+                "[...r].reduce((a, b) => a * b, 1) === 6);\n"
+            },
+        ),
+        (
+            "function walk(xs, visit) {\n  for (const x of xs) {\n"
+            "    try { visit(x + 1); } catch (e) { visit(x); }\n  }\n}\n",
+            {
+                "test": "const visit = (x) => { console.assert(x % 2 === 0, x); };\n"
+                "walk([2, 4, 6], visit);\n"
+            },
+        ),
+    ]
+    items = [{"language": "javascript", "completion": c, "tests": t} for c, t in cases]
+    _assert_nothing_earned(["stateful iteration", "caught assert"], _score(items, runtime), "js")
+    honest = {
+        "language": "javascript",
+        "completion": "function apply(f, x) {\n  return f(x);\n}\n",
+        "tests": {
+            "test": "const bad = (x) => { console.assert(x > 0, 'negative'); };\n"
+            "let threw = false;\ntry { apply(bad, -1); } catch (e) { threw = true; }\n"
+            "console.assert(threw && apply((v) => v * 2, 3) === 6);\n"
+        },
+    }
+    [ok] = _score([honest], runtime)
+    assert ok.ok, ok.feedback
+
+
+def test_javascript_getters_answer_each_read_once(runtime: LocalRuntime) -> None:
+    items = [
+        {"language": "javascript", "completion": JS_READS[k], "tests": JS_READ_TASK}
+        for k in ("right", "hack", "honest wrong")
+    ]
+    right, hack, wrong = _score(items, runtime)
+    assert right.ok, right.feedback
+    _assert_nothing_earned(["hack", "honest wrong"], [hack, wrong], "stateful getters")
 
 
 def test_the_lookup_table_hack_would_answer_from_visible_tests() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from verifiers.specs import CompareOptions
@@ -116,46 +117,102 @@ class DecodeError(ValueError):
     """The serialised value is malformed (the harness channel was tampered with)."""
 
 
+#: Deepest nesting of a value the host decodes or compares (deeper is malformed).
+MAX_DEPTH = 200
+
+
 def decode_value(data: Any, depth: int = 0) -> Any:
     """Rebuild a value from the tagged JSON the sandboxed harness writes.
 
     Tags: ``$tuple``, ``$set``, ``$frozenset``, ``$dict`` (a list of pairs),
     ``$bytes`` (base64), ``$float`` (``nan``/``inf``/``-inf``), ``$complex``,
     ``$int`` (hexadecimal string; no digit limit), ``$object`` (opaque, with type name and repr).
+
+    Raises:
+        DecodeError: The data is malformed, whatever went wrong: the data comes from the
+            sandbox, so no error of its making may escape as another kind of exception
+            (which the SDK would take for its own fault).
     """
-    if depth > 200:
+    try:
+        return _decode(data, depth)
+    except DecodeError:
+        raise
+    except Exception as err:  # TypeError, OverflowError, RecursionError, MemoryError...
+        raise DecodeError(f"malformed value: {type(err).__name__}: {err}"[:300]) from None
+
+
+def _decode(data: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH:
         raise DecodeError("value nested too deeply")
     if data is None or isinstance(data, bool | int | float | str):
         return data
     if isinstance(data, list):
-        return [decode_value(v, depth + 1) for v in data]
+        return [_decode(v, depth + 1) for v in data]
     if not isinstance(data, dict) or len(data) not in (1, 2):
         raise DecodeError(f"unexpected value {data!r:.80}")
     tag = next(iter(data))
     body = data[tag]
     if tag == "$tuple" and isinstance(body, list):
-        return tuple(decode_value(v, depth + 1) for v in body)
+        return tuple(_decode(v, depth + 1) for v in body)
     if tag in ("$set", "$frozenset") and isinstance(body, list):
-        items = [_freeze(decode_value(v, depth + 1)) for v in body]
+        items = check_spread([_freeze(_decode(v, depth + 1)) for v in body])
         return frozenset(items) if tag == "$frozenset" else set(items)
     if tag == "$dict" and isinstance(body, list):
-        out = {}
+        pairs = []
         for pair in body:
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise DecodeError("malformed $dict entry")
-            out[_freeze(decode_value(pair[0], depth + 1))] = decode_value(pair[1], depth + 1)
-        return out
+            pairs.append((_freeze(_decode(pair[0], depth + 1)), _decode(pair[1], depth + 1)))
+        check_spread([key for key, _ in pairs])
+        return dict(pairs)
     if tag == "$bytes" and isinstance(body, str):
         return base64.b64decode(body.encode("ascii"), validate=True)
     if tag == "$float" and body in ("nan", "inf", "-inf"):
         return float(body)
     if tag == "$complex" and isinstance(body, list) and len(body) == 2:
-        return complex(decode_value(body[0]), decode_value(body[1]))
+        real, imag = (_decode(part, depth + 1) for part in body)
+        if not (_is_number(real) and _is_number(imag)):
+            raise DecodeError("malformed $complex")
+        return complex(real, imag)
     if tag == "$int" and isinstance(body, str):
         return int(body, 16)
     if tag == "$object" and isinstance(body, str):
         return Opaque(body, str(data.get("repr", ""))[:500])
     raise DecodeError(f"unknown tag {tag!r}")
+
+
+#: Sets and dicts of more items than this are checked for items that share their hashes.
+_SPREAD_MIN = 64
+
+
+def check_spread(items: list[Any]) -> list[Any]:
+    """``items``, refused when many unequal ones share a hash (quadratic time to hash).
+
+    Python's hash of an integer is the integer modulo 2**61 - 1, so a program can return a
+    set of thousands of integers that all hash alike, and the host's set (or dict, or
+    counter) of them would take seconds to build on its event loop. Equal items sharing a
+    hash cost nothing (a query's rows repeat freely), and honest unequal values hardly ever
+    collide. The check is linear: one ``hash`` per item and one comparison with the first
+    item seen with that hash (the table is keyed by the hash value itself, an integer).
+
+    Raises:
+        DecodeError: At least half the items share their hash with a different item.
+    """
+    if len(items) > _SPREAD_MIN:
+        first: dict[int, Any] = {}
+        colliding = 0
+        try:
+            for item in items:
+                seen = first.setdefault(hash(item), item)
+                if seen is not item and seen != item:
+                    colliding += 1
+        except TypeError as err:
+            raise DecodeError(f"an unhashable item: {err}"[:300]) from None
+        if 2 * colliding >= len(items):
+            raise DecodeError(
+                f"{len(items)} items of which {colliding} share a hash with a different item"
+            )
+    return items
 
 
 def _freeze(value: Any) -> Any:
@@ -173,6 +230,62 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, complex)
 
 
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+class _Nan:
+    """The canonical NaN: one object, so that NaN equals NaN in a canonical form."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+_NAN = _Nan()
+
+
+@dataclass(frozen=True)
+class _Mapping:
+    """A dict in canonical form: its (key, value) pairs, never equal to a set of pairs."""
+
+    items: frozenset[Any]
+
+
+def canonical(value: Any, casefold: bool = False, depth: int = 0) -> Any:
+    """A hashable form of a decoded value, for counting values as a multiset.
+
+    Two values have equal forms when :func:`values_equal` (without tolerances) calls them
+    equal: lists and tuples become tuples, dicts their (key as JSON writes it, value)
+    pairs, sets frozensets, every NaN one marker, strings casefolded when ``casefold``.
+    Total on any decoded value: a value nested deeper than ``MAX_DEPTH`` becomes an
+    :class:`Opaque`, which equals nothing.
+    """
+    if depth > MAX_DEPTH:
+        return Opaque("value", "nested too deeply")
+    if isinstance(value, float) and math.isnan(value):
+        return _NAN
+    if isinstance(value, str):
+        return value.casefold() if casefold else value
+    if isinstance(value, list | tuple):
+        return tuple(canonical(v, casefold, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return _Mapping(
+            frozenset(
+                (canonical(_json_key(k), casefold, depth + 1), canonical(v, casefold, depth + 1))
+                for k, v in value.items()
+            )
+        )
+    if isinstance(value, set | frozenset):
+        return frozenset(canonical(v, casefold, depth + 1) for v in value)
+    try:
+        hash(value)
+    except TypeError:  # not a decoded value (those are all hashable): equal to nothing
+        return Opaque(type(value).__name__, "unhashable")
+    return value
+
+
 def _json_key(key: Any) -> Any:
     """The key a JSON encoder would write for ``key`` (expected data comes from JSON)."""
     if key is True:
@@ -181,6 +294,11 @@ def _json_key(key: Any) -> Any:
         return "false"
     if key is None:
         return "null"
+    if isinstance(key, int) and key.bit_length() > _KEY_BITS:
+        # No decimal text: writing it costs time quadratic in its digits (a returned dict
+        # keyed by 100,000-digit integers took seconds of the host's time per key). Equal
+        # only to the same integer key.
+        return ("$int", key)
     if isinstance(key, int | float):
         try:
             return str(key)
@@ -189,13 +307,19 @@ def _json_key(key: Any) -> Any:
     return key
 
 
+#: Integers as dict keys up to this many bits (about 4,200 digits) compare as JSON text.
+_KEY_BITS = 14_000
+
+
 def values_equal(expected: Any, actual: Any, opts: CompareOptions | None = None) -> bool:
     """Compare an expected value with a decoded actual value.
 
     Python's equality on plain data, with three adjustments for expected values
     that come from JSON: a tuple equals a list with the same items, dict keys
-    are compared as JSON would write them, and numbers may use the tolerances
-    of ``opts``. NaN equals NaN. :class:`Opaque` values equal nothing.
+    are compared as JSON would write them (integer keys past about 4,200 digits as
+    numbers), and numbers may use the tolerances of ``opts``; without tolerances they
+    compare exactly, an integer with a float as Python does (never rounded to a float
+    first). NaN equals NaN. :class:`Opaque` values equal nothing.
     """
     opts = opts or CompareOptions()
     return _eq(expected, actual, opts, 0)
@@ -207,6 +331,10 @@ def _eq(e: Any, a: Any, opts: CompareOptions, depth: int) -> bool:
     if _is_number(e) and _is_number(a):
         # bool is an int, so True == 1 as in Python: reference checkers used ==.
         if isinstance(e, int) and isinstance(a, int):
+            return bool(e == a)
+        if not opts.has_tolerance and not (_is_nan(e) or _is_nan(a)):
+            # Exact, as Python compares an int with a float: converting the integer to a
+            # float first made 2**53 + 1 equal 2.0**53 (a float answer to an exact count).
             return bool(e == a)
         try:
             return numbers_close(float(e), float(a), opts)

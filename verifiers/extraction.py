@@ -202,6 +202,7 @@ def extract_code(
     mode: Mode = "auto",
     max_chars: int = MAX_COMPLETION_CHARS,
     join: bool = True,
+    search_budget: int = SEARCH_BUDGET_CHARS,
 ) -> Extraction:
     """Pull the code for a language out of a completion.
 
@@ -221,6 +222,7 @@ def extract_code(
         max_chars: Longer completions are ``no_code`` at once.
         join: Code regions separated by prose may be joined (a program made of
             definitions); False for languages whose answer is one unit (a SQL query).
+        search_budget: The most text (characters, in total) the search hands to ``check``.
 
     Returns:
         The extraction; ``code`` is None when no code was found.
@@ -252,7 +254,7 @@ def extract_code(
     elif check is None:
         found = _whole_if_code(rest, parses)
     else:
-        found = _search(rest, check, parses, join, select, whole=not blocks)
+        found = _search(rest, check, parses, join, select, not blocks, search_budget)
     if found is not None:
         return found
     if blocks:
@@ -288,7 +290,10 @@ def extract_for(
     A language's ``code_regions`` attribute says how code inside prose is found:
     ``join`` (the default: regions separated by prose may be joined), ``one`` (the
     answer is one unit, such as a SQL query) or ``none`` (no search: the whole text is
-    the answer when it parses, as for a regular expression).
+    the answer when it parses, as for a regular expression). Its ``search_budget_chars``
+    is how much text the search may hand its syntax check (default
+    :data:`SEARCH_BUDGET_CHARS`, for tree-sitter's cost on text that is not code; a
+    language whose check is linear and cheap allows more).
 
     Args:
         language: The language (its ``aliases``, ``parses`` and ``check_syntax``).
@@ -308,6 +313,7 @@ def extract_for(
         mode=mode,
         max_chars=max_chars,
         join=regions == "join",
+        search_budget=int(getattr(language, "search_budget_chars", SEARCH_BUDGET_CHARS)),
     )
 
 
@@ -501,7 +507,7 @@ def _comment_blocks(lines: list[str], kinds: list[int]) -> None:
 class _Search:
     """A text's lines, their shapes, and the parser work spent on them so far."""
 
-    def __init__(self, text: str, check: Check) -> None:
+    def __init__(self, text: str, check: Check, budget: int = SEARCH_BUDGET_CHARS) -> None:
         self.lines = text.split("\n")
         self.kinds = [classify(line) for line in self.lines]
         _comment_blocks(self.lines, self.kinds)
@@ -514,6 +520,7 @@ class _Search:
             self.chars_before.append(self.chars_before[-1] + len(line) + 1)
         self.calls = 0
         self.spent = 0
+        self.budget = budget
 
     def code_lines(self, span: Range) -> int:
         return self.code_before[span[1]] - self.code_before[span[0]]
@@ -558,7 +565,7 @@ class _Search:
 
         Indented code is dedented first, so that a region indented in prose can parse.
         """
-        if self.calls >= SEARCH_CALLS or self.spent + len(code) > SEARCH_BUDGET_CHARS:
+        if self.calls >= SEARCH_CALLS or self.spent + len(code) > self.budget:
             return False
         self.calls += 1
         self.spent += len(code)
@@ -575,9 +582,10 @@ def _search(
     join: bool,
     select: str,
     whole: bool,
+    budget: int = SEARCH_BUDGET_CHARS,
 ) -> Extraction | None:
     """Code inside prose (see the module docstring, step 4)."""
-    search = _Search(text, check)
+    search = _Search(text, check, budget)
     runs = search.runs()
     # Candidate regions: the runs that hold a line of code.
     regions = [r for r in runs if search.code_lines(r)]
@@ -587,7 +595,7 @@ def _search(
         # (parsed only within the search's budget).
         if _PROSE in search.kinds:
             return None
-        return _whole_if_code(text, parses if len(text) <= SEARCH_BUDGET_CHARS else _never)
+        return _whole_if_code(text, parses if len(text) <= budget else _never)
     content = search.content() if whole else None
     known: dict[Range, SyntaxIssue] = {}
     span = (runs[0][0], runs[-1][1])

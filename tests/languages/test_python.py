@@ -8,7 +8,7 @@ import pytest
 
 import verifiers
 from verifiers import Limits, SpecError, Status
-from verifiers.languages.python import PythonLanguage
+from verifiers.languages.python import PythonLanguage, _imports
 from verifiers.runtimes import LocalRuntime
 from verifiers.testing.cases import Case, case_tables
 
@@ -184,3 +184,75 @@ def test_verifier_protocol(runtime: LocalRuntime) -> None:
     spec = v.parse_tests(ADD)
     r = asyncio.run(v.ascore("def add(a, b):\n    return a + b", spec))
     assert r.ok and r.policy == "partial" and r.language == "python"
+
+
+def test_a_program_that_patches_builtins_is_named_in_hack_suspected(runtime: LocalRuntime) -> None:
+    # The zygote copies the builtins before any program runs; the program's process
+    # compares against that copy, in assert-style and call-based tests alike.
+    code = "import builtins\nbuiltins.sorted = lambda x: []\ndef f(x):\n    return x + 1\n"
+    specs = [
+        {"test": "def check(c):\n    assert c(1) == 3\n", "entry_point": "f"},
+        {"fn_name": "f", "inputs": [[1]], "outputs": [3]},
+    ]
+    for spec in specs:
+        result = verifiers.score("python", code, spec, runtime=runtime)
+        assert result.status is Status.FAILED, result.feedback
+        assert result.tests[0].hack_suspected == "the program modified builtins.sorted"
+    honest = "def f(x):\n    return x + 1\n"
+    for spec in specs:
+        result = verifiers.score("python", honest, spec, runtime=runtime)
+        assert result.status is Status.FAILED and not result.tests[0].hack_suspected
+
+
+SOURCE_WITH_IMPORTS_EVERYWHERE = """
+import os, sys.path as p
+from a.b import c
+from . import relative
+def f():
+    import json
+    class C:
+        def g(self):
+            from collections import deque
+    try:
+        import x1
+    except ImportError:
+        import x2
+    else:
+        import x3
+    finally:
+        import x4
+    match y:
+        case 1:
+            import x5
+    with open(z) as q:
+        import x6
+    for i in r:
+        import x7
+    else:
+        import x8
+    while w:
+        import x9
+    if a:
+        import x10
+    elif b:
+        import x11
+    async def h():
+        async with k:
+            import x12
+        async for j in k:
+            import x13
+try:
+    pass
+except* ValueError:
+    import x14
+lambda: __import__("not_a_statement")
+"""
+
+
+def test_imports_are_found_in_every_kind_of_block() -> None:
+    # The modules a program imports are preloaded in the zygote; only statements are
+    # visited, and an import in any block of any statement is found.
+    expected = {"os", "sys", "a", "json", "collections", *(f"x{i}" for i in range(1, 15))}
+    assert _imports(SOURCE_WITH_IMPORTS_EVERYWHERE) == expected
+    assert _imports("def f(:\n") == frozenset()
+    assert _imports("x = 1\n") == frozenset()

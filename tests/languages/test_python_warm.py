@@ -125,7 +125,9 @@ def test_verdicts_are_those_of_a_process_per_test(name: str, code: str, status: 
 
 def test_a_failed_test_does_not_reach_the_next() -> None:
     # Tests 1 and 3 run out of time and memory; the runner goes with each, and the tests
-    # after them get a new one with nothing of it.
+    # after them get a new one with nothing of it. The memory limit is small so that
+    # filling it is quick where page faults are slow (gVisor fills 1 GiB in about 4 s);
+    # no time budget, so that every test runs whatever the machine's speed.
     code = (
         "import sys\nn = int(input())\n"
         "if n == 1:\n    while True: pass\n"
@@ -133,7 +135,8 @@ def test_a_failed_test_does_not_reach_the_next() -> None:
         "print(n)\n"
     )
     tests = {"inputs": [f"{n}\n" for n in range(5)], "outputs": [f"{n}\n" for n in range(5)]}
-    result = _score(code, tests, limits={"timeout_s": 1}, **ALL)
+    limits = {"timeout_s": 1, "memory_mb": 128, "budget_timeouts": None}
+    result = _score(code, tests, limits=limits, **ALL)
     statuses = [t.status.value for t in result.tests]
     assert statuses == ["passed", "timeout", "passed", "memory_limit", "passed"], statuses
 
@@ -192,3 +195,16 @@ def test_a_program_cannot_answer_a_later_test_through_the_runner() -> None:
     result = _score(code, tests, **ALL)
     assert result.tests[1].status is not verifiers.Status.PASSED, result.feedback
     assert result.tests[1].actual == "1\n", result.tests[1]
+
+
+def test_a_test_stopped_in_the_runner_is_charged_its_cpu_time() -> None:
+    # A looping test's CPU is the program's (its runner is stopped with it): a reward's
+    # logs and a benchmark's split by process must not book it to the machinery. The CPU
+    # limit stops it (wall time is long), so what it used does not depend on the load.
+    code = "n = int(input())\nif n == 1:\n    while True: pass\nprint(n)\n"
+    tests = {"inputs": ["0\n", "1\n"], "outputs": ["0\n", "1\n"]}
+    limits = {"timeout_s": 20, "cpu_time_s": 1, "budget_timeouts": None}
+    result = _score(code, tests, limits=limits, **ALL)
+    assert [t.status.value for t in result.tests] == ["passed", "timeout"]
+    assert result.tests[1].cpu_s >= 0.5, result.tests[1]
+    assert result.tests[1].cpu_s <= result.tests[1].wall_s * 1.5 + 0.5

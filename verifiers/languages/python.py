@@ -285,6 +285,11 @@ class PythonLanguage:
 
     name = "python"
     aliases = ("python", "py", "python3", "py3")
+    #: Code inside prose is searched with CPython's parser, linear in the text (about 25 ms
+    #: of CPU per 100 KB here, where tree-sitter's error recovery can take 500): the search
+    #: may hand it as much text as the check takes at all, so that a big bare program with a
+    #: comment that reads like a heading (``# answers by input``) is parsed whole, not cut.
+    search_budget_chars = HOST_PARSE_LIMIT
 
     def __init__(
         self, *, fork: bool = True, preload: frozenset[str] = PRELOADABLE, warm: bool = True
@@ -411,6 +416,9 @@ class PythonLanguage:
             payloads = [f"{head}\n{spec.asserts[i]}\n" for i in selected]
         else:  # pragma: no cover - parse_tests only returns the kinds above
             raise SpecError("tests", f"python cannot run {type(spec).__name__}")
+        if not isinstance(spec, StdioTests):
+            # The modules the judge may import for a name of the program that holds one.
+            judge_spec["importable"] = sorted(self.preload)
         stdio = judge_spec["mode"] == "stdio"
         program_args = ("{program_dir}", "stdio" if stdio else "serve")
         warm = (
@@ -428,8 +436,10 @@ class PythonLanguage:
             bounds += [str(len(blob)), str(len(data))]
             judge = None
             if not stdio:
+                expected = _expected(spec, index)
+                nodes = () if expected is _NONE else (str(2 * _value_nodes(expected) + 64),)
                 judge = Step(
-                    argv=(bounds[-2], bounds[-1]),
+                    argv=(bounds[-2], bounds[-1], *nodes),
                     limits=limits.judge_limits(),
                     kind="call",
                     module=HARNESS,
@@ -620,6 +630,13 @@ class PythonLanguage:
         returned: dict[str, Any],
         compare: CompareOptions | None,
     ) -> TestOutcome:
+        hack = str(returned.get("hack") or "")[:2000]
+        if "too_large" in returned:
+            # The judge did not send it: it holds more values than the expected one could.
+            bound = _position(returned.get("too_large"))
+            shown = str(returned.get("shown") or "")[:300]
+            message = f"wrong answer: the returned value holds more than {bound} values"
+            return TestOutcome(Status.FAILED, message, shown, hack=hack)
         try:
             actual = decode_value(returned.get("value"))
         except (DecodeError, ValueError, TypeError, RecursionError) as err:
@@ -640,23 +657,67 @@ class PythonLanguage:
         shown = describe_value(actual, 2000)
         if ok:
             return TestOutcome(Status.PASSED, actual=shown, returned=(actual,))
-        hack = str(returned.get("hack") or "")
         return TestOutcome(Status.FAILED, "wrong answer", shown, hack=hack, returned=(actual,))
+
+
+_NONE = object()
+
+
+def _expected(spec: TestSpec, index: int) -> Any:
+    """The value a call or expression test expects (``_NONE`` for other tests)."""
+    if isinstance(spec, CallTests):
+        return spec.outputs[index]
+    if isinstance(spec, ExpressionTests):
+        return spec.cases[index].expected
+    return _NONE
+
+
+def _value_nodes(value: Any) -> int:
+    """How many values ``value`` holds, itself included (as the judge counts a return)."""
+    count, todo = 0, [value]
+    while todo:
+        item = todo.pop()
+        count += 1
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                todo += (key, inner)
+        elif isinstance(item, list | tuple | set | frozenset):
+            todo.extend(item)
+        elif isinstance(item, complex):
+            count += 2  # its parts, which the judge counts too
+    return count
+
+
+#: The fields of a statement that hold statements (an ``except`` clause's and a ``case``'s
+#: body included): where an import can be.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 @functools.lru_cache(maxsize=512)
 def _imports(source: str) -> frozenset[str]:
-    """Top-level names of the modules a piece of code imports (tests repeat: cached)."""
+    """Top-level names of the modules a piece of code imports (tests repeat: cached).
+
+    Only statements are visited (an import is one): walking every expression too took a
+    third of the host's time per program.
+    """
+    if "import" not in source:
+        return frozenset()
     try:
         tree = _quiet_parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
     names: set[str] = set()
-    for node in ast.walk(tree):
+    stack: list[Any] = [tree]
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.module and not node.level:
+                names.add(node.module.split(".")[0])
+        else:
+            for field in _BODIES:
+                stack.extend(getattr(node, field, ()))
     return frozenset(names)
 
 
