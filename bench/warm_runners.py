@@ -8,14 +8,17 @@ ours, in this process, on the same sandbox runtime, with partial credit (every t
 * ``process per test``: ``PythonLanguage(warm=False)`` (a process forked from the zygote
   per test), ``JavaScriptLanguage(warm=False)`` / ``JavaLanguage(warm=False)`` (one
   ``node`` or ``java`` started per test);
-* ``warm runner``: one forked Python process (a new ``__main__`` per test), one Node (a
-  worker thread per test) or one JVM (a class loader per test) per program.
+* ``warm runner``: one forked Python process (a new ``__main__`` per test), one Node (the
+  program's module function called again per test) or one JVM (a class loader per test)
+  per program.
 
 Each system scores the batch once off the clock first (sandboxes started, every program
 built into the build cache), so the runs measured are the tests' execution. It prints the
 wall time, tests/s, the cost per test, the speed-up, and whether every verdict agrees.
 Usage: ``.venv/bin/python bench/warm_runners.py [--problems 10]
-[--tests 10] [--workers 2] [--repeat 2] [--language python --language java]``.
+[--tests 10] [--workers 2] [--repeat 2] [--language python --language java]
+[--js-runner FILE]``; ``--js-runner`` measures another warm Node (an earlier revision's
+``_js_runner.js``, say: ``git show REV:verifiers/languages/_js_runner.js > old.js``).
 """
 
 from __future__ import annotations
@@ -115,11 +118,18 @@ def programs(language: str, problems: int, tests: int) -> list[tuple[str, dict[s
     return out
 
 
+#: The warm Node to measure instead of the package's (``--js-runner``).
+JS_RUNNER: bytes | None = None
+
+
 def run(
     language: str, warm: bool, items: list[tuple[str, dict[str, Any]]], workers: int
 ) -> tuple[float, list[list[str]]]:
     """Every item through one verifier, ``workers`` programs at a time."""
-    verifier = CodeVerifier(LANGUAGES[language][0](warm=warm), RUNTIME)
+    lang = LANGUAGES[language][0](warm=warm)
+    if JS_RUNNER is not None and isinstance(lang, JavaScriptLanguage):
+        lang._runner = JS_RUNNER
+    verifier = CodeVerifier(lang, RUNTIME)
 
     async def all_items() -> list[verifiers.Result]:
         gate = asyncio.Semaphore(workers)
@@ -147,7 +157,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--language", choices=sorted(LANGUAGES), action="append")
     parser.add_argument("--json", default=None, help="also write the rows here")
+    parser.add_argument("--js-runner", default=None, help="a warm Node to measure instead")
     args = parser.parse_args()
+    if args.js_runner:
+        global JS_RUNNER
+        with open(args.js_runner, "rb") as f:
+            JS_RUNNER = f.read()
     rows: list[dict[str, Any]] = []
     table = Table(
         title=f"stdin/stdout tests, {args.workers} workers (median of {args.repeat} runs)"

@@ -18,6 +18,11 @@
 // properties and elements read (each answer is data again), but they equal nothing and
 // cannot be turned into a primitive. Callbacks the tests pass in are called back across the
 // channel; arrays and objects the program changes in place are changed in the judge too.
+//
+// No conversion the judge makes runs the program's code: a value is data. A handle's
+// valueOf, toString, toLocaleString, toJSON and Symbol.toPrimitive throw here, and so does a
+// plain object's function under one of those names or `then` (a valueOf that answered each
+// conversion anew could make a trusted sum come out 0, whatever the root it stood for).
 'use strict';
 
 const fs = require('fs');
@@ -100,18 +105,25 @@ const TYPED = [
   Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
 ];
 
+// The names the language calls on an object by itself: converting it to a primitive or to a
+// string (valueOf, toString), joining an array of it (toLocaleString), JSON.stringify
+// (toJSON), awaiting it (then). Symbol.toPrimitive is one too, but symbol keys never cross.
+const HOOKS = new Set(['valueOf', 'toString', 'toLocaleString', 'toJSON', 'then']);
+
 function isPlainObject(v) {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
 
 // A codec on one side: `keep` turns what cannot be sent into a handle tag, `remote` and
-// `lookup` turn handle tags back into objects.
+// `lookup` turn handle tags back into objects, `hook` (the judge's) stands in for a
+// function a plain object holds under one of the HOOKS names.
 class Codec {
-  constructor(keep, remote, lookup) {
+  constructor(keep, remote, lookup, hook) {
     this.keep = keep;
     this.remote = remote;
     this.lookup = lookup;
+    this.hook = hook || null;
   }
 
   encode(value, track, args) {
@@ -262,8 +274,12 @@ class Codec {
         if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') {
           throw new TypeError('a malformed object');
         }
+        let value = this._decode(pair[1], ids, known, budget, depth + 1);
+        if (this.hook && typeof value === 'function' && HOOKS.has(pair[0])) {
+          value = this.hook(pair[0]);
+        }
         Object.defineProperty(out, pair[0], {
-          value: this._decode(pair[1], ids, known, budget, depth + 1),
+          value,
           writable: true,
           enumerable: true,
           configurable: true,
@@ -316,6 +332,28 @@ function typeName(v) {
   } catch (err) {
     return 'object';
   }
+}
+
+// The conversion hooks an object or function of the program defines itself (not a builtin's),
+// which the judge refuses to call: told to the judge as a sign of a hack (the program's side
+// says so, so it is a report, never part of a verdict).
+function programHooks(v) {
+  const found = [];
+  const own = (f) => {
+    if (typeof f !== 'function') return false;
+    try {
+      return !/\{\s*\[native code\]\s*\}$/.test(Function.prototype.toString.call(f));
+    } catch (err) {
+      return true;
+    }
+  };
+  try {
+    if (own(v[Symbol.toPrimitive])) found.push('Symbol.toPrimitive');
+    for (const name of HOOKS) if (name !== 'then' && own(v[name])) found.push(name);
+  } catch (err) {
+    found.push('a getter that throws');
+  }
+  return found;
 }
 
 function makeOpaque(name) {
@@ -417,6 +455,7 @@ function candidateMain(solutionPath, names) {
       kind,
       type: typeName(v),
       name: typeof v === 'function' ? String(v.name || '').slice(0, 200) : '',
+      hooks: programHooks(v),
     };
   };
   const lookup = (d) => {
@@ -560,7 +599,72 @@ const judge = {
   callbackOf: new Map(),
   remotes: new Map(),
   gone: null,
+  hack: '',
+  // Answers to property reads since the tests last ran the program's code otherwise (a call,
+  // an iteration): a read asked again gets the same answer, as reading plain data would. A
+  // getter that answered each read anew made `r[0] + r[1] === s && r[0] * r[1] === p` hold.
+  reads: new Map(),
+  // The items of a program object's iteration, once one ran to its end: iterated again
+  // before the program's code runs otherwise, it gives the same items (a stateful
+  // `[Symbol.iterator]` cannot answer `[s]` to one loop and `[p]` to the next). Stepping an
+  // iteration does not forget them (`stepping`).
+  iterated: new Map(),
+  stepping: 0,
+  // For each request in flight, the first assertion of the tests that failed in a callback
+  // it made: thrown again in the judge if the program let the error through, final if the
+  // program answered as if nothing had failed (`failed`, which no pass outlives).
+  pending: [],
+  failed: null,
 };
+
+// The program's code runs: what its objects answered before may have changed.
+function forget(iterations = true) {
+  judge.reads.clear();
+  if (iterations && judge.stepping === 0) judge.iterated.clear();
+}
+
+// A conversion the judge refused: the test fails (the program answered with no value of a
+// primitive's kind), as it would on an object of the program's class compared in Python.
+class ConversionRefused extends TypeError {}
+
+// What a conversion the judge refuses throws. `hooks` are the program's own hooks of the value
+// (a hack's sign, reported with a failed verdict); a handle without any is an honest object of
+// the program's class that a test tried to convert.
+function refuse(what, hooks) {
+  if (hooks.length && !judge.hack) {
+    judge.hack =
+      'the program answered with a value that has a conversion hook of its own ' +
+      `(${String(hooks[0]).slice(0, 40)}), ` +
+      'which the judge never calls';
+  }
+  throw new ConversionRefused(
+    `${what} is never converted here (to a number, a string, JSON or an awaited value): the ` +
+      'judge does not run the program\'s code to convert a value (return plain data: numbers, ' +
+      'strings, arrays, objects)',
+  );
+}
+
+// What a plain object of the program holds in the judge instead of its function `name`.
+function refusedHook(name) {
+  const stand = {
+    [name]() {
+      return refuse(`a value of the program with its own ${name}`, [name]);
+    },
+  };
+  return stand[name];
+}
+
+// Text of anything a test threw or asserted with, never by the program's code.
+function safeText(v) {
+  if (judge.remotes.has(v)) return '[an object of the program]';
+  const hack = judge.hack;
+  try {
+    return String(v);
+  } catch (err) {
+    judge.hack = hack; // a refused hook here is the judge's own doing
+    return Object.prototype.toString.call(v);
+  }
+}
 
 function remoteError(info) {
   info = info && typeof info === 'object' ? info : {};
@@ -585,21 +689,49 @@ function remoteError(info) {
 
 function request(message, track) {
   if (judge.gone) throw new ProgramGone(judge.gone);
-  let reply;
-  try {
-    send(message);
-    for (;;) {
-      reply = receive();
-      if ('op' in reply) {
-        serveCallback(reply);
-        continue;
+  const read = message.op === 'get' ? JSON.stringify(message) : null;
+  let reply = read === null ? undefined : judge.reads.get(read);
+  let failed = null;
+  if (reply === undefined) {
+    if (read === null) forget();
+    let served = false;
+    judge.pending.push(null);
+    try {
+      send(message);
+      for (;;) {
+        reply = receive();
+        if ('op' in reply) {
+          served = true;
+          serveCallback(reply);
+          continue;
+        }
+        break;
       }
-      break;
+    } catch (err) {
+      if (!(err instanceof ChannelClosed)) throw err;
+      judge.gone = `the program ended before the test finished (${err.message})`;
+      throw new ProgramGone(judge.gone);
+    } finally {
+      failed = judge.pending.pop();
     }
-  } catch (err) {
-    if (!(err instanceof ChannelClosed)) throw err;
-    judge.gone = `the program ended before the test finished (${err.message})`;
-    throw new ProgramGone(judge.gone);
+    if (served) {
+      forget(); // the program's code ran around the callbacks
+    } else if (read !== null && reply && typeof reply === 'object') {
+      const kept = { ...reply };
+      delete kept.sync; // its argument changes are applied once, below
+      judge.reads.set(read, kept);
+    }
+  }
+  if (failed !== null && reply && typeof reply === 'object' && 'raise' in reply) throw failed;
+  if (failed !== null && judge.failed === null) {
+    // The program caught the tests' failed assertion and answered otherwise.
+    judge.failed = {
+      event: 'fail',
+      message: `an assertion of the tests failed in a callback: ${safeText(failed.message)}`.slice(
+        0,
+        2000,
+      ),
+    };
   }
   let error = null;
   try {
@@ -619,6 +751,7 @@ function request(message, track) {
 }
 
 function serveCallback(message) {
+  forget(); // the program's code ran up to this call
   try {
     const fn = judge.callbacks[message.id];
     if (typeof fn !== 'function') throw new TypeError('a callback that does not exist');
@@ -626,7 +759,14 @@ function serveCallback(message) {
     send({ value: judgeCodec.encode(fn(...args)) });
   } catch (err) {
     if (err instanceof ProgramGone || err instanceof ChannelClosed) throw err;
-    send({ raise: { name: String((err && err.name) || 'Error'), message: String(err && err.message) } });
+    const top = judge.pending.length - 1;
+    if (isAssertion(err) && !(err && err.vfRemote) && top >= 0 && judge.pending[top] === null) {
+      judge.pending[top] = err;
+    }
+    const name = safeText((err && err.name) || 'Error');
+    send({ raise: { name, message: safeText(err && err.message) } });
+  } finally {
+    forget(); // the program's code runs on from here
   }
 }
 
@@ -641,31 +781,45 @@ function call(target, op, fields) {
 
 // A function, class or object of the program, seen from the judge: calls and property reads
 // are asked of the program; it is never equal to anything, nor a primitive.
-function proxyFor(ref, kind, label) {
+function proxyFor(ref, kind, label, hooks) {
   const callable = kind === 'function' || kind === 'class';
   const target = callable ? function () {} : {};
+  const refusal = () => refuse(`${label} of the program`, hooks || []);
   const handler = {
     apply: (_, thisArg, args) => call(ref, 'call', { args }),
     construct: (_, args) => call(ref, 'call', { args, construct: true }),
     get: (_, key) => {
-      if (key === Symbol.toPrimitive) {
-        return () => {
-          throw new TypeError(`${label} of the program cannot be turned into a primitive here`);
-        };
-      }
+      // Conversions never ask the program (its own valueOf could answer anything, anew).
+      if (key === Symbol.toPrimitive || (HOOKS.has(key) && key !== 'then')) return refusal;
       if (key === Symbol.iterator && !callable) {
         return function* () {
-          const it = call(ref, 'iter', {});
-          for (;;) {
-            const step = it.next();
-            if (!step || step.done) return;
-            yield step.value;
+          const key = JSON.stringify(ref);
+          const done = judge.iterated.get(key);
+          if (done !== undefined) {
+            yield* done;
+            return;
           }
+          const items = [];
+          const step = (f) => {
+            judge.stepping += 1;
+            try {
+              return f();
+            } finally {
+              judge.stepping -= 1;
+            }
+          };
+          const it = step(() => call(ref, 'iter', {}));
+          for (;;) {
+            const next = step(() => it.next());
+            if (!next || next.done) break;
+            items.push(next.value);
+            yield next.value;
+          }
+          judge.iterated.set(key, items);
         };
       }
       if (typeof key === 'symbol') return undefined;
       if (key === 'then') return undefined; // not a promise
-      if (key === 'toString' || key === 'valueOf') return () => `[${label} of the program]`;
       if (callable) {
         if (key === 'name') return label;
         if (key === 'prototype') return undefined;
@@ -704,7 +858,9 @@ const judgeCodec = new Codec(
     if ('$callback' in d) throw new TypeError('a callback the judge does not hold');
     const key = d.$handle;
     for (const [proxy, ref] of judge.remotes) if (ref.$handle === key) return proxy;
-    return proxyFor({ $handle: key }, String(d.kind || 'object'), String(d.type || 'object'));
+    const hooks = Array.isArray(d.hooks) ? d.hooks.slice(0, 8) : [];
+    const kind = String(d.kind || 'object');
+    return proxyFor({ $handle: key }, kind, String(d.type || 'object'), hooks);
   },
   (d) => {
     if ('$callback' in d) {
@@ -713,11 +869,12 @@ const judgeCodec = new Codec(
     }
     throw new TypeError('a handle the judge does not hold');
   },
+  refusedHook,
 );
 
 function strictConsoleAssert(value, ...message) {
   if (!value) {
-    const detail = message.length ? ': ' + message.map(String).join(' ') : '';
+    const detail = message.length ? ': ' + message.map(safeText).join(' ') : '';
     throw new assert.AssertionError({
       message: 'console.assert failed' + detail,
       actual: value,
@@ -751,17 +908,30 @@ function judgeMain() {
     if (judge.gone && record.event === 'pass') {
       record = { event: 'ended', message: judge.gone };
     }
+    if (judge.failed && (record.event === 'pass' || record.event === 'error')) {
+      // An assertion of the tests failed first: caught by the program or not, it failed.
+      record = judge.failed;
+    }
+    if (judge.hack && record.event !== 'pass') record.hack = judge.hack;
     emit(record);
   };
   const fail = (err, stage) => {
     if (err instanceof ProgramGone) return verdict({ event: 'ended', message: err.message });
+    const field = (name) => {
+      try {
+        const holds = err && (typeof err === 'object' || typeof err === 'function');
+        return holds ? err[name] : undefined;
+      } catch (e) {
+        return undefined;
+      }
+    };
     const record = {
-      event: isAssertion(err) ? 'fail' : 'error',
+      event: isAssertion(err) || err instanceof ConversionRefused ? 'fail' : 'error',
       stage,
-      type: (err && err.name) || typeof err,
-      message: String((err && err.message) || err).slice(0, 2000),
-      traceback: String((err && err.stack) || err).slice(0, 4000),
-      remote: Boolean(err && err.vfRemote),
+      type: safeText(field('name') || typeof err),
+      message: safeText(field('message') || err).slice(0, 2000),
+      traceback: safeText(field('stack') || err).slice(0, 4000),
+      remote: Boolean(field('vfRemote')),
     };
     verdict(record);
   };

@@ -63,8 +63,12 @@ class JavaScriptLanguage(TreeSitterLanguage):
     Args:
         node: A host ``node`` executable to pin (default: the runtime's ``node`` toolchain,
             which the local runtime finds on ``PATH`` and the Docker runtime in its image).
-        warm: Run a stdin/stdout program's tests in worker threads of one Node kept for it
-            (off by default: see :meth:`build_program`).
+        warm: Run a stdin/stdout program's tests in one Node kept for it, its *warm
+            runner* (``_js_runner.js``): each test calls the program's module function
+            again, with its own ``process``, ``console``, ``require``, ``fs`` on the
+            standard streams and timers, and what it changed of the shared builtins is
+            put back (or retires the runner). Programs that match :data:`COLD_ONLY` (or
+            use ES module syntax) start a ``node`` per test; ``warm=False`` does for all.
     """
 
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
@@ -79,7 +83,7 @@ class JavaScriptLanguage(TreeSitterLanguage):
     grammar = "tree_sitter_javascript"
     toolchains = (NODE,)
 
-    def __init__(self, node: str | None = None, warm: bool = False) -> None:
+    def __init__(self, node: str | None = None, warm: bool = True) -> None:
         self._node = node
         self._warm = warm
         here = resources.files("verifiers.languages")
@@ -93,13 +97,12 @@ class JavaScriptLanguage(TreeSitterLanguage):
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
     ) -> Program:
-        """A ``node`` per stdin/stdout test (or a warm Node); the harness for tests with code.
+        """A warm Node for stdin/stdout tests (or a ``node`` each); the harness for tests with code.
 
-        With ``warm=True`` a stdin/stdout test runs in a worker thread of one Node kept for
-        the program (``_js_runner.js``), except where a checker or interactor judges it.
-        It is off by default: Node 18 starts a worker thread in about 35 ms of CPU, and
-        ``bench/warm_runners.py`` measured no gain in throughput over a sandboxed ``node``
-        per test on our machine (a lower latency per test only).
+        A stdin/stdout test runs in the program's warm runner (``Step.warm_argv``), except
+        where a checker or an interactor judges it (the agent runs its ``argv`` then), the
+        program needs a process of its own (:func:`node_per_test`) or has one test only
+        (a runner starts in about the time a ``node`` does).
         """
         step_limits = limits.step_limits(runtime_reserve=True)
         heap_mb = max(16, limits.memory_mb * 3 // 4)
@@ -109,10 +112,11 @@ class JavaScriptLanguage(TreeSitterLanguage):
         if isinstance(spec, StdioTests):
             files["solution.js"] = code.encode("utf-8", errors="surrogateescape")
             warm = None
-            if self._warm:
+            # One test: a runner would cost a Node's start and save nothing.
+            if self._warm and len(selected) > 1 and not node_per_test(code):
                 files["runner.js"] = self._runner
-                runner = ("{program_dir}/runner.js", "{program_dir}/solution.js", str(heap_mb))
-                warm = ("{node}", heap, *runner)
+                runner = ("{program_dir}/runner.js", "{program_dir}/solution.js")
+                warm = ("{node}", heap, *runner, str(limits.memory_mb))
             for index in selected:
                 stdin = spec.cases[index].input.encode("utf-8", errors="surrogateescape")
                 step = Step(
@@ -176,6 +180,76 @@ class JavaScriptLanguage(TreeSitterLanguage):
             message = str(verdict.get("traceback") or verdict.get("message") or "SyntaxError")
             return TestOutcome(Status.COMPILE_ERROR, message, fatal=True)
         return judge_verdict(proc, verdict)
+
+
+#: The modules the warm runner serves a test (its own ``fs``, ``process``, ``console`` and
+#: timers; the rest shared, their state put back after each test): ``_js_runner.js``.
+WARM_MODULES = (
+    "fs|fs/promises|process|console|timers|timers/promises|assert|assert/strict|buffer"
+    "|crypto|events|os|path|path/posix|perf_hooks|querystring|readline|readline/promises"
+    "|stream|stream/promises|stream/web|string_decoder|url|util|util/types|zlib"
+)
+
+#: What sends a stdin/stdout program to a ``node`` per test: any other module named (child
+#: processes, worker threads, vm, the module system, sockets, files of its own, packages),
+#: process-wide state the warm runner cannot give each test its own of (handles on the
+#: real streams, native bindings, finalizers that would run during a later test, global
+#: bindings of eval), fs calls on descriptors it does not serve, and ES module syntax
+#: (which Node 20.19+ runs as a module).
+COLD_ONLY = re.compile(
+    rf"\brequire\s*\(\s*(['\"`])(?!(?:node:)?(?:{WARM_MODULES})\1)"
+    r"|\bimport\b|\bexport\b|\beval\b|\bFinalizationRegistry\b|\bWeakRef\b|\b_handle\b"
+    r"|\bprocess\s*\.\s*(?:binding|_linkedBinding|dlopen|mainModule|reallyExit|_[A-Za-z]|chdir|umask"
+    r"|set[ug]id|sete[ug]id|setgroups|initgroups|report|setUncaughtExceptionCaptureCallback"
+    r"|hasUncaughtExceptionCaptureCallback|getActiveResourcesInfo|setSourceMapsEnabled"
+    r"|permission|channel|send|disconnect|connected)"
+    r"|\b(?:require|module)\s*\.\s*(?:cache|extensions|constructor|paths|children|parent|load|_)"
+    r"|\b(?:openSync|createReadStream|createWriteStream|readvSync|writevSync|ftruncateSync"
+    r"|fsyncSync|fdatasyncSync)\b|\bfs\s*\.\s*(?:open|read|write|readv|writev|fstat|close)\s*\("
+    r"|/proc/(?!self/fd/0\b)|/dev/(?!stdin\b|fd/0\b)"
+)
+
+#: The syntax tree nodes an ``await`` inside is not top-level await.
+_FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "function",
+        "arrow_function",
+        "method_definition",
+        "generator_function_declaration",
+        "generator_function",
+    }
+)
+
+
+def node_per_test(code: str) -> bool:
+    """Whether a stdin/stdout program's tests each need a ``node`` of their own.
+
+    True for a program that names what :data:`COLD_ONLY` lists, or awaits at its top level
+    (a ``SyntaxError`` in CommonJS on Node 18, an ES module on Node 20.19 and later, which
+    detect module syntax: a warm runner could be either only by chance).
+    """
+    if COLD_ONLY.search(code):
+        return True
+    if not re.search(r"\bawait\b", code):
+        return False
+    root = (
+        tree_sitter.Parser(grammar("tree_sitter_javascript"))
+        .parse(code.encode("utf-8", errors="surrogatepass"))
+        .root_node
+    )
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _FUNCTIONS:
+            continue
+        if node.type == "await_expression" or (
+            node.type == "for_in_statement" and any(c.type == "await" for c in node.children)
+        ):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 #: Where a top-level declaration starts in a HumanEval-X declaration.
