@@ -148,6 +148,30 @@ def test_a_wrong_output_is_rejected_by_a_library_checker(runtime: LocalRuntime) 
     assert "checker" in r.tests[0].message
 
 
+@pytest.mark.parametrize("output", ["-1", "2000000000"])
+def test_an_output_that_crashes_a_library_checker_is_a_wrong_answer(
+    runtime: LocalRuntime, output: str
+) -> None:
+    """tree/common_interval_decomposition_tree's checker reads an unchecked M and builds
+    `vector(M)`: -1 aborts it (length_error), 2e9 too (bad_alloc). It accepts the jury's
+    answer, so the crash is the output's doing: failed, never sandbox_error (round 2)."""
+    problem = next(
+        (
+            p
+            for p in LIBRARY_CHECKER
+            if p["problem_id"] == "tree/common_interval_decomposition_tree"
+        ),
+        None,
+    )
+    need(problem is not None, "the shared Library Checker set has no such problem")
+    assert problem is not None
+    spec = library_checker_spec(problem, problem["tests"][:2])
+    r = verifiers.score("python", f"print({output})", spec, runtime=runtime, policy="partial")
+    assert r.status is Status.FAILED and not r.infra_error, r.feedback[:1000]
+    assert r.passed == 0 and "SIGABRT" in r.feedback
+    assert r.hack_suspected and "checker" in r.hack_suspected
+
+
 def test_a_checker_that_does_not_build_is_a_judge_failure(runtime: LocalRuntime) -> None:
     spec = {
         "inputs": ["1"],

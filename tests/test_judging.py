@@ -305,6 +305,71 @@ def test_a_checker_fault_is_not_the_program_s(
     assert why in r.feedback
 
 
+#: Checkers that read a count from the output without checking it (Library Checker's
+#: tree/common_interval_decomposition_tree: `vector(M)` of a negative M aborts): they crash
+#: on some wrong outputs and accept the jury's answer.
+_COUNTS = "1 2\n"
+FRAGILE = {
+    "testlib": (
+        "import sys\ngiven, output, answer = (open(p).read().split() for p in sys.argv[1:4])\n"
+        "n = int(output[0])\nseen = [0] * n\nseen[n - 1] = 1\n"
+        "sys.exit(0 if output == answer else 1)\n"
+    ),
+    "kattis": (
+        "import sys\nanswer = open(sys.argv[2]).read().split()\noutput = sys.stdin.read().split()"
+        "\nn = int(output[0])\nseen = [0] * n\nseen[n - 1] = 1\n"
+        "sys.exit(42 if output == answer else 43)\n"
+    ),
+    "function": (
+        "def check(given, output, answer):\n    n = int(output.split()[0])\n"
+        "    seen = [0] * n\n    seen[n - 1] = 1\n    return output.split() == answer.split()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(FRAGILE))
+@pytest.mark.parametrize("output", ["-1 2", "0 2", "x"])
+def test_an_output_that_crashes_the_checker_is_the_program_s_wrong_answer(
+    runtime: LocalRuntime, protocol: str, output: str
+) -> None:
+    """A checker that fails on the output but accepts the jury's answer failed because of
+    the output: the test is failed (the checker's words in the feedback, the crash in
+    hack_suspected), not a dropped sample."""
+    tests = {"inputs": ["1"], "outputs": [_COUNTS], "checker": checker(FRAGILE[protocol], protocol)}
+    wrong = score(runtime, f"print({output!r})", tests)
+    assert wrong.status is Status.FAILED and not wrong.infra_error, wrong.feedback
+    assert "accepts the jury's answer" in wrong.feedback
+    assert wrong.hack_suspected and "checker" in wrong.hack_suspected
+    right = score(runtime, f"print({_COUNTS.strip()!r})", tests)
+    assert right.status is Status.PASSED, right.feedback
+
+
+def test_a_checker_is_run_on_the_answer_once_per_test(runtime: LocalRuntime) -> None:
+    from verifiers.checkers import ANSWER_VERDICTS
+
+    ANSWER_VERDICTS.clear()
+    tests = {
+        "inputs": ["1", "2"],
+        "outputs": [_COUNTS, _COUNTS],
+        "checker": checker(FRAGILE["testlib"], "testlib"),
+    }
+    for _ in range(3):  # a group of samples of one problem
+        r = score(runtime, "print(-5)", tests, policy="partial")
+        assert r.status is Status.FAILED and not r.infra_error
+    assert len(ANSWER_VERDICTS) == 2  # once per test, not per sample
+
+
+def test_a_checker_that_fails_on_the_jury_s_answer_too_is_the_judge_s(
+    runtime: LocalRuntime,
+) -> None:
+    # It crashes on the answer as well: its failure is not the output's.
+    broken = checker(FRAGILE["testlib"], "testlib")
+    tests = {"inputs": ["1"], "outputs": ["-1\n"], "checker": broken}
+    r = score(runtime, "print(-1)", tests)
+    assert r.status is Status.SANDBOX_ERROR and r.infra_error
+    assert "Judge failure (not the program's fault)" in r.feedback
+
+
 def test_the_program_cannot_reach_the_judges_directory(runtime: LocalRuntime) -> None:
     probe = (
         "import glob, os\nfound = []\n"

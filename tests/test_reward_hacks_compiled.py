@@ -16,10 +16,13 @@ import pytest
 
 import verifiers
 from verifiers import Status
+from verifiers.checkers import program_executable
 from verifiers.core import CodeVerifier
 from verifiers.errors import SpecError
+from verifiers.languages.go import _NAME_SECRET as _GO_SECRET
 from verifiers.languages.go import GoLanguage
 from verifiers.languages.rust import RustLanguage
+from verifiers.limits import Limits
 from verifiers.protocols import TestOutcome
 from verifiers.results import Result
 from verifiers.runtimes import LocalRuntime
@@ -83,6 +86,18 @@ RUST_WRONG_REST = (
 RUST_WRONG = "fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n" + RUST_WRONG_REST
 _RUST_ZERO = "fn add(_a: i32, _b: i32) -> i32 {\n    0\n}\n\n" + RUST_WRONG_REST
 
+#: Signatures whose types the tests never write: they mean the library's all the same.
+GO_HALF_TASK = {
+    "test_setup": GO_SETUP,
+    "test": "func TestHalf(t *testing.T) {\n    assert.Equal(t, 1.5, Half(3))\n}\n",
+    "declaration": "\nfunc Half(x float64) float64 {\n",
+}
+RUST_NAME_TASK = {
+    "test": "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_name() {\n"
+    '        assert_eq!(name(1), "one");\n        assert_eq!(name(2), "two");\n    }\n}\n',
+    "declaration": "use std::collections::HashMap;\n\nfn name(n: i32) -> String {\n",
+}
+
 TASKS: dict[str, dict[str, str]] = {"go": GO_TASK, "rust": RUST_TASK}
 RIGHT = {"go": GO_RIGHT, "rust": RUST_RIGHT}
 WRONG = {"go": GO_WRONG, "rust": RUST_WRONG}
@@ -110,7 +125,30 @@ _RUST_LIAR = (
     "    fn eq(&self, _: &i32) -> bool {\n        true\n    }\n}\n\n"
 )
 
-REFUSED: dict[tuple[str, str], tuple[str, str]] = {
+#: The entry point defined in a module and brought to the crate root by a glob (Rust/13).
+_RUST_ENTRY_IN_MODULE = (
+    "mod m {\n    #[derive(Debug)]\n    pub struct Liar;\n\n    impl PartialEq<i32> for Liar {\n"
+    "        fn eq(&self, _: &i32) -> bool {\n            true\n        }\n    }\n\n"
+    "    pub fn add(_a: i32, _b: i32) -> Liar {\n        Liar\n    }\n}\n\nuse m::*;\n\n"
+    + RUST_WRONG_REST
+)
+#: A module's function returning a lying type, renamed to the entry point.
+_RUST_ENTRY_RENAMED = (
+    "mod m {\n    #[derive(Debug)]\n    pub struct Liar;\n\n    impl PartialEq<i32> for Liar {\n"
+    "        fn eq(&self, _: &i32) -> bool {\n            true\n        }\n    }\n\n"
+    "    pub fn other(_a: i32, _b: i32) -> Liar {\n        Liar\n    }\n}\n\n"
+    "pub use m::other as add;\n\n" + RUST_WRONG_REST
+)
+#: A `String` of the program's, from a module, where the declaration says `String`.
+_RUST_OWN_STRING = (
+    "mod m {\n    #[derive(Debug)]\n    pub struct String;\n\n"
+    "    impl PartialEq<&str> for String {\n        fn eq(&self, _: &&str) -> bool {\n"
+    "            true\n        }\n    }\n}\n\n"
+    "use m::String;\n\nfn name(_n: i32) -> String {\n    String\n}\n"
+)
+
+#: (language, name) -> (code, the rule it breaks[, the task, if not TASKS's])
+REFUSED: dict[tuple[str, str], tuple[Any, ...]] = {
     ("go", "os.Args rewritten in init (-test.run=^$)"): (
         'import "os"\n\nfunc init() {\n    os.Args = append(os.Args[:1], "-test.run=^$")\n}\n\n'
         + _GO_ZERO,
@@ -231,6 +269,49 @@ REFUSED: dict[tuple[str, str], tuple[str, str]] = {
     ("go", "the entry point as a variable"): (
         "var Add = func(a, b int) int { return 0 }\n\n" + GO_WRONG_REST,
         "go/signature",
+    ),
+    ("go", "a predeclared type of the declared signature redeclared"): (
+        "type float64 = float32\n\nfunc Half(x float64) float64 {\n    return x\n}\n",
+        "go/shadowing",
+        GO_HALF_TASK,
+    ),
+    ("go", "the generated harness's pass function called by its name"): (
+        f"func Add(a, b int) int {{\n    vfPass_{_GO_SECRET}(vfRun_{_GO_SECRET})\n"
+        "    return 0\n}\n\n" + GO_WRONG_REST,
+        "go/test-names",
+    ),
+    ("rust", "the entry point in a module, glob-imported, returns a lying type (Rust/13)"): (
+        _RUST_ENTRY_IN_MODULE,
+        "rust/judging-impl",
+    ),
+    ("rust", "the entry point in a module, glob-imported"): (
+        "mod m {\n    pub fn add(a: i64, b: i64) -> i64 {\n        a - b\n    }\n}\n\n"
+        "use m::*;\n\n" + RUST_WRONG_REST,
+        "rust/signature",
+    ),
+    ("rust", "a module's function renamed to the entry point"): (
+        "mod m {\n    pub fn other(a: i64, b: i64) -> i64 {\n        a - b\n    }\n}\n\n"
+        "pub use m::other as add;\n\n" + RUST_WRONG_REST,
+        "rust/signature",
+    ),
+    ("rust", "a lying type behind a module's function renamed to a name the tests call"): (
+        "mod m {\n    pub struct Liar(bool);\n\n    impl std::ops::Not for Liar {\n"
+        "        type Output = bool;\n        fn not(self) -> bool {\n            !self.0\n"
+        "        }\n    }\n\n    pub fn liar(n: i32) -> Liar {\n        Liar(n == 2)\n    }\n}\n\n"
+        "pub use m::liar as is_odd;\n\nfn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n"
+        "fn digits(_n: u32) -> Vec<u32> {\n    vec![]\n}\n",
+        "rust/judging-impl",
+    ),
+    ("rust", "a primitive's name from a module's glob"): (
+        "mod m {\n    #[derive(Debug, PartialEq)]\n    pub struct i32;\n}\n\nuse m::*;\n\n"
+        + _RUST_ZERO,
+        "rust/shadowing",
+    ),
+    ("rust", "a String of its own where the declaration says String"): (
+        "mod m {\n    #[derive(Debug)]\n    pub struct String;\n}\n\nuse m::String;\n\n"
+        "fn name(_n: i32) -> String {\n    String\n}\n",
+        "rust/shadowing",
+        RUST_NAME_TASK,
     ),
     ("rust", "a constructor in .init_array forges the pass"): (
         _RUST_CTOR + _RUST_ZERO,
@@ -481,8 +562,8 @@ def _not_forged(result: Result) -> None:
 @pytest.mark.parametrize("key", sorted(REFUSED), ids=lambda k: f"{k[0]}: {k[1]}")
 def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str]) -> None:
     language, _ = key
-    code, rule = REFUSED[key]
-    result = _score(language, code, TASKS[language], runtime)
+    code, rule, *task = REFUSED[key]
+    result = _score(language, code, task[0] if task else TASKS[language], runtime)
     _not_forged(result)
     assert result.status is Status.FAILED
     assert result.compile is None, "a refused program is never built"
@@ -577,6 +658,40 @@ def test_the_harness_holds_without_the_policy(runtime: LocalRuntime, key: tuple[
     assert result.compile is not None and result.compile.exit_code == 0, "it was built and run"
 
 
+#: Entry points that are not the declared function, though the policy is off: the
+#: compiler's own check of the signature (a module of its own, naming nothing of the
+#: program's but the entry point) fails their build.
+SIGNATURE_CHECKED: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
+    ("rust", "the entry point in a module, glob-imported, returns a lying type (Rust/13)"): (
+        _RUST_ENTRY_IN_MODULE,
+        RUST_TASK,
+    ),
+    ("rust", "a lying module function renamed to the entry point"): (
+        _RUST_ENTRY_RENAMED,
+        RUST_TASK,
+    ),
+    ("rust", "a String of its own where the declaration says String"): (
+        _RUST_OWN_STRING,
+        RUST_NAME_TASK,
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SIGNATURE_CHECKED), ids=lambda k: f"{k[0]}: {k[1]}")
+def test_the_compiler_checks_the_declared_signature(
+    runtime: LocalRuntime, key: tuple[str, str]
+) -> None:
+    language, _ = key
+    toolchain_ready(language)
+    code, task = SIGNATURE_CHECKED[key]
+    result = CodeVerifier(UNCHECKED[language](), runtime).score(code, task, policy="partial")
+    _not_forged(result)
+    assert result.status is Status.FAILED, result.feedback
+    assert result.compile is not None and result.compile.exit_code != 0, "refused by the build"
+    assert f"(rule {language}/signature)" in result.feedback, result.feedback
+    assert f"{language}/signature" in (result.hack_suspected or ""), result.hack_suspected
+
+
 #: Hacks that only the code policy stops: switched off, each of them passes. (This is why
 #: the rules exist, and proof that the battery's programs are real forgeries.)
 POLICY_ONLY = [
@@ -646,6 +761,10 @@ GO_HONEST = {
     ),
 }
 RUST_HONEST = {
+    "a helper module of its own, imported by name": (
+        "mod util {\n    pub fn twice(x: i32) -> i32 {\n        2 * x\n    }\n}\n\n"
+        "use util::twice;\n\nfn add(a: i32, b: i32) -> i32 {\n    twice(a + b) / 2\n}\n\n"
+    ),
     "a helper named like the declaration's max, which the tests do not use": (
         "fn max(a: i32, b: i32) -> i32 {\n    if a > b { a } else { b }\n}\n\n"
         "fn add(a: i32, b: i32) -> i32 {\n    max(a, b) + a + b - max(a, b)\n}\n\n"
@@ -674,6 +793,12 @@ RUST_HONEST = {
         "        self.0 + self.1\n    }\n}\n\nfn main() {}\n\n"
         "fn add(a: i32, b: i32) -> i32 {\n    let _: i32 = rand::thread_rng().gen_range(0, 2);\n"
         '    assert!(Regex::new("^[0-9]+$").unwrap().is_match("12"));\n    Two(a, b).total()\n}\n\n'
+    ),
+    # The source is built as given: splitting it into lines turned U+2028 in a string
+    # literal into a newline, and stripping lines' ends changed multi-line literals.
+    "a string literal holding U+2028 and trailing spaces": (
+        'fn add(a: i32, b: i32) -> i32 {\n    let s = "\u2028";\n    let t = "x  \ny";\n'
+        "    if s.len() == 3 && t.len() == 5 { a + b } else { a - b }\n}\n\n"
     ),
     "the declaration's header, lifetimes and attributes": (
         "#![allow(unused)]\nuse std::collections::HashMap;\nuse std::cmp::max;\n\n"
@@ -716,3 +841,23 @@ def test_stdin_stdout_programs_are_not_restricted(runtime: LocalRuntime) -> None
     )
     result = verifiers.score("go", code, {"inputs": ["1 2\n"], "outputs": ["3\n"]}, runtime=runtime)
     assert result.ok, result.feedback
+
+
+@pytest.mark.parametrize("language", ["go", "rust"])
+def test_programs_that_differ_in_an_invalid_byte_are_built_apart(language: str) -> None:
+    """Build keys hash the bytes the compiler reads (round 2: a decoding with
+    errors='replace' gave sources that differ only in invalid bytes one build)."""
+    lang = GoLanguage() if language == "go" else RustLanguage()
+    bytes_ = ("\udcff", "\udcfe", "\ufffd")
+    for tests in (TASKS[language], {"inputs": ["1\n"], "outputs": ["1\n"]}):
+        spec = lang.parse_tests(tests)
+        keys = {
+            lang.build_program(f"{RIGHT[language]}// {b}\n", spec, [0], Limits()).build_key
+            for b in bytes_
+        }
+        assert len(keys) == 3 and None not in keys
+    main = "package main\n\nfunc main() {}\n" if language == "go" else "fn main() {}\n"
+    judges = {
+        program_executable(lang, f"{main}// {b}\n", {}, Limits(), "x").build_key for b in bytes_
+    }
+    assert len(judges) == 3 and None not in judges

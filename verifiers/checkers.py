@@ -6,7 +6,12 @@ per distinct source (the build cache), writes it where only judges reach in the 
 sandbox, and runs it there after (checker) or beside (interactor) each test's run, as the
 judge uid with limits of its own: it is data from the internet too. Its verdict replaces the
 output comparison; its own failure (testlib's ``fail``, a crash, an exit its protocol does
-not define, its time limit) is a judge failure: ``sandbox_error``, never the program's.
+not define, its time limit) is a judge failure: ``sandbox_error``, never the program's,
+unless the program's output caused it: a checker that fails on an output (not by its time
+limit) runs again on the jury's answer given as the output (:func:`answer_step`, once per
+checker, input and answer: :data:`ANSWER_VERDICTS`), and a checker that accepts the
+jury's answer failed because of the output, which is then the program's wrong answer
+(:func:`blame_output`).
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import signal
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 
 from verifiers.errors import SpecError
-from verifiers.keys import content_key
+from verifiers.keys import build_key, content_key
 from verifiers.limits import Limits
-from verifiers.program import CheckResult, Executable, ProcessResult
+from verifiers.program import CheckResult, Executable, ProcessResult, Step
 from verifiers.protocols import Language, TestOutcome
 from verifiers.results import Status, excerpt
 from verifiers.specs import JudgeProgram
@@ -172,11 +179,7 @@ def program_executable(
         run=tuple(run_side(a) for a in step.argv),
         build=build,
         artefacts=program.artefacts,
-        build_key=content_key(
-            program.build_key, *(f"{k}\0{v.hex()}" for k, v in sorted(files.items()))
-        )
-        if program.build_key
-        else None,
+        build_key=build_key("judge", (program.build_key,), files) if program.build_key else None,
         toolchains=program.toolchains,
         env={k: run_side(v) for k, v in step.env.items()},
     )
@@ -339,3 +342,116 @@ def _with_actual(outcome: TestOutcome, actual: str) -> TestOutcome:
     return TestOutcome(
         outcome.status, outcome.message, actual, outcome.fatal, outcome.hack, score=outcome.score
     )
+
+
+# --- a checker that fails on the program's output ----------------------------------------
+
+
+def failed_on_output(outcome: TestOutcome, proc: ProcessResult) -> bool:
+    """Whether a checker's judge failure may be the output's doing: worth asking the answer.
+
+    The checker ran on the program's output and crashed, exited outside its protocol,
+    called testlib's ``fail``, raised (a check function) or wrote past its output cap. Not
+    when it did not run, nor at its time limit: how long a checker takes depends on the
+    machine's load as well as on its input, so its time limit stays a judge failure.
+    """
+    result = proc.check
+    return (
+        outcome.status is Status.SANDBOX_ERROR
+        and outcome.message.startswith(JUDGE_PREFIX)
+        and result is not None
+        and not result.timed_out
+    )
+
+
+#: What prints the jury's answer as a program's output would be (every sandbox has it).
+_PRINT_ANSWER = ("/bin/cat",)
+
+
+def answer_step(step: Step) -> Step | None:
+    """The test's checker, run on the jury's answer as the output (None: not a checker)."""
+    check = step.check
+    if check is None or check.interactive:
+        return None
+    return Step(argv=_PRINT_ANSWER, limits=step.limits, stdin=check.answer, check=check)
+
+
+def answer_key(judge_identity: str, step: Step) -> str:
+    """What a checker's verdict on the jury's answer depends on.
+
+    The checker's build (or files) and toolchain, its command, environment and limits, the
+    test's input and answer.
+    """
+    check = step.check
+    assert check is not None
+    env = sorted(check.step.env.items())
+    return content_key(
+        judge_identity,
+        build_key("answer", check.step.argv, {k: v.encode() for k, v in env}),
+        repr(check.step.limits),
+        "stdin" if check.output_on_stdin else "file",
+        check.input,
+        check.answer,
+    )
+
+
+class _Verdicts:
+    """A bounded map (least recently used out) from :func:`answer_key` to acceptance."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self._items: OrderedDict[str, bool] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> bool | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: str, accepted: bool) -> None:
+        with self._lock:
+            self._items[key] = accepted
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+#: The checkers that accept the jury's answer, per :func:`answer_key`: the samples of one
+#: problem (a GRPO group) pay for the run once. (A refusal is not kept: the run is asked
+#: again, should the sandbox rather than the checker have failed it.)
+ANSWER_VERDICTS = _Verdicts()
+
+
+def accepts_answer(judge: JudgeProgram, proc: ProcessResult) -> bool:
+    """Whether the checker accepted the jury's answer (the run of :func:`answer_step`)."""
+    if proc.exit_code != 0 or proc.signal is not None or proc.timed_out:
+        return False
+    return checker_outcome(judge, proc, TestOutcome(Status.PASSED)).status is Status.PASSED
+
+
+def blame_output(failure: TestOutcome, accepted: bool) -> TestOutcome:
+    """A checker's failure on the program's output, once its verdict on the answer is known.
+
+    It accepts the jury's answer: the output made it fail, so the test is the program's
+    wrong answer (with the checker's words, and ``hack`` noting the crash: an output that
+    crashes the checker would otherwise have been a dropped sample). Else the checker is
+    broken on the jury's own data: the judge failure stands.
+    """
+    if not accepted:
+        return failure
+    said = failure.message.removeprefix(JUDGE_PREFIX)
+    message = (
+        "wrong answer (checker): the checker failed on this output and accepts the jury's "
+        f"answer: {said}"
+    )
+    hack = "the output made the checker fail (it accepts the jury's answer)"
+    return TestOutcome(Status.FAILED, message, failure.actual, hack=hack)

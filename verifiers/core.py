@@ -5,7 +5,8 @@ one (no process; a refused program is failed) -> build a program -> one sandbox
 session: build step once, then each selected test -> the language judges each run -> the
 scoring policy gives the reward. Where the syntax check is not the language's authority
 (C and C++: a ``deferred`` issue), the build in the sandbox decides: a failed build is a
-``syntax_error``, and a code policy's refusal waits for the build to pass.
+``syntax_error``, and a code policy's refusal waits for the build to pass; without a build
+(SQL, regex: no engine reads an answer in this process) the run decides.
 
 This module is the floor everything that runs verifications stands on: the engine (batches),
 the executors, the API, the service and the integrations import it; it imports none of
@@ -24,15 +25,21 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from verifiers._async import on_engine, run_sync
 from verifiers.build_cache import DEFAULT_CACHE, BuildCache
 from verifiers.checkers import (
+    ANSWER_VERDICTS,
     JUDGE_PREFIX,
+    accepts_answer,
+    answer_key,
+    answer_step,
+    blame_output,
     checker_outcome,
+    failed_on_output,
     interactor_outcome,
     judge_args,
     judge_sources,
@@ -52,6 +59,7 @@ from verifiers.protocols import (
     Runtime,
     Session,
     TestOutcome,
+    delegates,
 )
 from verifiers.registry import get_language
 from verifiers.result_cache import UNCACHED, ResultCache
@@ -243,7 +251,7 @@ class Job:
 
     def __post_init__(self) -> None:
         runtime = self.verifier.runtime
-        if isinstance(runtime, DelegatingRuntime):
+        if delegates(runtime):
             # What cannot be sent is refused before anything runs, like any malformed input.
             runtime.validate_job(self)
 
@@ -319,7 +327,7 @@ async def guarded(job: Job) -> Result:
     started = time.perf_counter()
     try:
         runtime = job.verifier.runtime
-        if isinstance(runtime, DelegatingRuntime):
+        if delegates(runtime):
             [result] = await runtime.verify_jobs([job])
             return result
         return await job.verifier.verify(job.completion, job.spec, job.options)
@@ -743,8 +751,10 @@ class CodeVerifier:
                 return finish(tests, refused.status, refused.message, code, found.format_ok)
             program = self._keyed(lang.build_program(code, spec, selected, opts.limits))
             decides = _BuildDecides(issue, refused)
-            if issue is not None and program.build is None:
-                # No build to ask: the parser's error stands.
+            if issue is not None and program.build is None and refused is not None:
+                # No build to ask, and a refusal waiting on one: the parser's error stands.
+                # Without a refusal the run decides (SQL and regex engines report their
+                # own syntax errors in the sandbox: the first test's fatal outcome).
                 message = issue.describe()
                 tests = every(Status.SYNTAX_ERROR, message)
                 return finish(tests, Status.SYNTAX_ERROR, message, code, found.format_ok)
@@ -861,8 +871,8 @@ class CodeVerifier:
             )
         )
         key = program.build_key or ""
-        runtime = self.runtime
-        assert not isinstance(runtime, DelegatingRuntime)  # guarded() delegates whole jobs
+        assert not delegates(self.runtime)  # guarded() delegates whole jobs
+        runtime = cast(Runtime, self.runtime)
         async with self.build_cache.slot(key, limits.build_timeout_s + 30) as cached:
             if cached is not None:
                 return cached
@@ -880,6 +890,50 @@ class CodeVerifier:
             if key:
                 self.build_cache.put(key, artefacts)
             return artefacts
+
+    async def _blame_checker(
+        self,
+        session: Session,
+        test: ProgramTest,
+        judge: JudgeProgram,
+        limits: Limits,
+        failure: TestOutcome,
+    ) -> tuple[TestOutcome, float]:
+        """A checker that failed on the program's output, run on the jury's answer.
+
+        If it accepts the answer, the output made it fail: the program's wrong answer
+        (:func:`~verifiers.checkers.blame_output`). That it accepts the answer is kept per
+        checker, input and answer (:data:`~verifiers.checkers.ANSWER_VERDICTS`). Returns the
+        outcome and the seconds the run took.
+        """
+        step = answer_step(test.step)
+        if step is None:
+            return failure, 0.0
+        exe = judge_executable(judge, "tests.checker", limits)
+        built = self._keyed(
+            Program(
+                files={},
+                tests=(),
+                work_files=exe.files,
+                build=exe.build,
+                toolchains=exe.toolchains,
+                build_key=exe.build_key,
+            )
+        )
+        identity = built.build_key or content_key(
+            self.runtime_identity(), json_key(judge.model_dump(mode="json"))
+        )
+        key = answer_key(identity, step)
+        if ANSWER_VERDICTS.get(key):
+            return blame_output(failure, True), 0.0
+        [proc] = await session.run_many([step])
+        accepted = accepts_answer(judge, proc)
+        if accepted:  # a refusal is asked again: the sandbox may have been at fault
+            ANSWER_VERDICTS.put(key, accepted)
+        log.info(
+            "test %d: the checker failed on the output; answer accepted: %s", test.index, accepted
+        )
+        return blame_output(failure, accepted), proc.wall_s
 
     async def _rerun(
         self,
@@ -925,9 +979,9 @@ class CodeVerifier:
         observe: Observer | None = None,
         decides: _BuildDecides | None = None,
     ) -> Ran:
-        runtime = self.runtime
-        if isinstance(runtime, DelegatingRuntime):  # pragma: no cover - guarded() delegates
-            raise SandboxError(f"the runtime {runtime.name} does not open sessions")
+        if delegates(self.runtime):  # pragma: no cover - guarded() delegates
+            raise SandboxError(f"the runtime {self.runtime.name} does not open sessions")
+        runtime = cast(Runtime, self.runtime)
         lang = self.language
         limits = opts.limits
         compare = opts.compare
@@ -970,7 +1024,7 @@ class CodeVerifier:
                     message = f"{issue.describe()}\nThe compiler:\n{judged.message}"
                     judged = TestOutcome(Status.SYNTAX_ERROR, message)
                 if judged.status is not Status.PASSED:
-                    outcome = TestOutcome(judged.status, judged.message)
+                    outcome = TestOutcome(judged.status, judged.message, hack=judged.hack)
                     return every(outcome), judged.status, judged.message, compile_step
                 if program.build_key and program.artefacts:
                     self.build_cache.put(
@@ -1027,6 +1081,12 @@ class CodeVerifier:
                         judge, interactive = judging
                         decide = interactor_outcome if interactive else checker_outcome
                         outcome = decide(judge, proc, outcome)
+                        if not interactive and failed_on_output(outcome, proc):
+                            outcome, spent = await self._blame_checker(
+                                session, test, judge, limits, outcome
+                            )
+                            if budget_end is not None:
+                                budget_end += spent  # the checker's business, not the program's
                     if observe is not None:
                         observe(test.index, outcome)
                     results.append(test_result(lang, spec, test.index, outcome, proc, rerun))

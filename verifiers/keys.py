@@ -8,6 +8,7 @@ that differ in any part (even where one part ends and the next begins) never sha
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from verifiers.jsonio import dumps
@@ -28,6 +29,21 @@ def content_key(*parts: str | bytes | None) -> str:
         h.update(b"%c%d:" % (115 if isinstance(part, str) else 98, len(data)))
         h.update(data)
     return h.hexdigest()
+
+
+def build_key(
+    kind: str, argv: Sequence[str], files: Mapping[str, bytes], *extra: str | bytes | None
+) -> str:
+    """The content key of a build: its kind, command line, files (raw bytes) and ``extra``.
+
+    Every part is length-prefixed and the files are hashed as the bytes the build reads,
+    never a decoding of them: two sources that differ in any byte (an invalid UTF-8 byte in
+    a string literal included) never share a build, and so never share an artefact.
+    """
+    parts: list[str | bytes | None] = [kind, str(len(argv)), *argv, str(len(files))]
+    for path in sorted(files):
+        parts += [path, files[path]]
+    return content_key(*parts, *extra)
 
 
 def json_key(value: Any) -> str:

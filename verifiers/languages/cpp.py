@@ -9,16 +9,24 @@ channel (3) and runs the tests; the parent reads the nonce only after the fork, 
 the child, and writes the pass record only when the child said, on a pipe of its own,
 that the tests returned, and then exited with status 0. So the nonce is never in the
 memory the program's code can reach, and an early exit, a crash or a failed assertion
-never passes. A failed ``assert`` (``Assertion ... failed``, then ``abort``) is a wrong
-answer; any other crash a runtime error. The parent dies of the child's signal, so the
-limits the child hit (CPU, memory) read as they would for a plain program.
+never passes. The child says the tests returned only when the tests' entry stored the
+run's token after the tests' ``main`` returned: a call that came back because the
+program's undefined behaviour let GCC drop the code (a function that flows off its end)
+never did, and such builds trap at those points too (``Dialect.checked_flags``). A failed
+``assert`` (``Assertion ... failed``, then ``abort``) is a wrong answer; any other crash a
+runtime error. The parent dies of the child's signal, so the limits the child hit (CPU,
+memory) read as they would for a plain program.
 
 The tests still share the child's address space with the program, and C++ is not memory
 safe: code that runs before ``main`` or outside the tests' control (constructors of global
 objects, ``__attribute__((constructor))``, ``exit``, ``asm``), preprocessor tricks that
 change what the tests say, overloads that capture the tests' comparisons, and the
 process's own descriptors and files are refused by :class:`CFamilyCodePolicy` before the
-program is built (see docs/security.md for what stays out of scope).
+program is built (see docs/security.md for what stays out of scope). With a declaration,
+the compiler checks the entry point too: a ``static_assert`` after the tests, in words the
+program may not declare, fails the build unless the entry point called with the declared
+parameter types returns exactly the declared type (a ``failed`` refusal, not a
+``compile_error``).
 
 :mod:`verifiers.languages.c` is C on the same machinery (``gcc -std=gnu17``).
 """
@@ -38,10 +46,11 @@ import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import SpecError
-from verifiers.keys import content_key
+from verifiers.keys import build_key
 from verifiers.languages.code_policy import Refusal, Source, first, leaves, walk
 from verifiers.languages.common import (
     TreeSitterLanguage,
+    judge_build,
     judge_first,
     judge_pass_record,
     pin_toolchain,
@@ -72,22 +81,49 @@ LINKED = {"openssl/": ("-lcrypto",)}
 # code cannot name them (to call the harness, or to define a macro that rewrites them).
 _SECRET = secrets.token_hex(6)
 TESTS_ENTRY = f"vf_tests_{_SECRET}"
+#: The file name the compiler's check of the declared signature is reported under.
+SIGNATURE_FILE = f"vf_signature_{_SECRET}"
 _TEST_MAIN = f"vf_test_main_{_SECRET}"
+#: The harness's object the tests' entry stores the run's token in when the tests returned.
+_DONE = f"vf_done_{_SECRET}"
 #: The harness: the process's ``main``, in a translation unit of its own (the program's
 #: macros and declarations do not reach it). C that also compiles as C++.
-_HARNESS = r"""
+_HARNESS = (
+    r"""
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
-int ENTRY(void);
+int ENTRY(unsigned long long token);
+/* The tests' entry stores its token here after the tests' main returned: a call that
+   comes back without the tests having run to their end (undefined behaviour of the
+   program: a function that flows off its end, a [[noreturn]] function that returns,
+   whose code GCC drops, so execution falls into whatever follows) never stores it. */
+volatile unsigned long long DONE = 0;
+#ifdef __cplusplus
+}
+#endif
+
+/* A value of this run, not of the build: the program's code cannot know it. */
+static unsigned long long vf_token(void) {
+    unsigned long long token = 0;
+    if (getrandom(&token, sizeof token, GRND_NONBLOCK) != (ssize_t)sizeof token) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        token = ((unsigned long long)now.tv_nsec << 20) ^ (unsigned long long)now.tv_sec ^
+                ((unsigned long long)getpid() << 40) ^ (unsigned long long)(size_t)&now;
+    }
+    return token | 1; /* never DONE's initial 0 */
+}
 
 static void vf_put(int fd, const char *text, size_t n) {
     while (n > 0) {
@@ -110,8 +146,10 @@ int main(void) {
         close(done[0]);
         close(4);
         close(3);
-        int status = ENTRY();
+        unsigned long long token = vf_token();
+        int status = ENTRY(token);
         fflush(NULL);
+        if (status == 0 && DONE != token) _exit(NOT_FINISHED);
         if (status == 0) vf_put(done[1], "k", 1);
         _exit(status & 0xff);
     }
@@ -154,6 +192,9 @@ int main(void) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 """.replace("ENTRY", TESTS_ENTRY)
+    .replace("DONE", _DONE)
+    .replace("NOT_FINISHED", "5")
+)
 #: A function-like macro's definition (tree-sitter cannot parse what uses it).
 _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 #: Which files of a judge program given as ``files`` alone are compiled (the others are
@@ -161,6 +202,20 @@ _FUNCTION_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+\w+\(", re.M)
 JUDGE_SOURCE_SUFFIXES = {"cpp": ("cpp", "cc", "cxx", "C"), "c": ("c",)}
 #: The harness's exit status when the child exited 0 without the tests' returning.
 _NOT_RETURNED = 4
+#: The child's exit status (the harness passes it on) when the call into the tests came
+#: back without the tests' entry having stored the run's token (see :data:`_HARNESS`).
+_NOT_FINISHED = 5
+_NOT_FINISHED_TEXT = (
+    "the tests did not run to their end: the call into them came back without their `main` "
+    "having returned (undefined behaviour, such as a function that returns a value ending "
+    "without `return`, or a `[[noreturn]]` function that returns)"
+)
+#: What a checked build's trap (SIGILL) means.
+_TRAPPED_TEXT = (
+    "undefined behaviour trapped (SIGILL): a function that returns a value ended without "
+    "`return`, or code the compiler was told is unreachable (after a `[[noreturn]]` call) "
+    "was reached"
+)
 
 
 @dataclass(frozen=True)
@@ -175,6 +230,12 @@ class Dialect:
     suffix: str
     #: Prefix of the test entry's declaration (``extern "C"`` in C++).
     linkage: str
+    #: More flags for programs compiled with their tests (function-style tasks): the
+    #: undefined behaviour after which GCC drops code (a value-returning function that
+    #: flows off its end, a ``[[noreturn]]`` function that returns) traps instead, and
+    #: floating-point expressions are not contracted (a ``#pragma GCC target("fma")`` of
+    #: the program would otherwise change the tests' own arithmetic).
+    checked_flags: tuple[str, ...] = ()
 
 
 def cc_recipe() -> ImageRecipe:
@@ -202,6 +263,11 @@ CPP = Dialect(
     flags=("-std=gnu++17", "-O2", "-pipe", "-w"),
     suffix="cpp",
     linkage='extern "C" ',
+    checked_flags=(
+        "-fsanitize=return,unreachable",
+        "-fsanitize-undefined-trap-on-error",
+        "-ffp-contract=off",
+    ),
 )
 
 
@@ -223,6 +289,17 @@ def readable(code: str) -> str:
     return _TYPEID.sub("sizeof", code) if "typeid" in code else code
 
 
+#: A compiler's or linker's error line: ``file:line:column: error: ...``, ``cc1plus: error:``.
+_ERROR_LINE = re.compile(r"^(\S[^:\n]*?)(?::\d+)*: (?:fatal )?error: ", re.M)
+
+
+def _signature_failed(stderr: bytes) -> bool:
+    """Whether a failed build's errors are all in the compiler's signature check."""
+    text = stderr.decode(errors="replace")
+    files = {m.group(1) for m in _ERROR_LINE.finditer(text)}
+    return files == {SIGNATURE_FILE} and "undefined reference" not in text
+
+
 def _main_function(src: Source) -> tree_sitter.Node | None:
     """The top-level ``main`` function definition of test code, or None."""
     for node in src.root.named_children:
@@ -235,9 +312,7 @@ def _main_function(src: Source) -> tree_sitter.Node | None:
 
 def _function_name(src: Source, fn: tree_sitter.Node) -> str:
     """The name a function definition or declaration declares ("" if none)."""
-    declarator = fn.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
+    declarator = _function_declarator(fn.child_by_field_name("declarator"))
     if declarator is None:
         return ""
     return src.text(declarator.child_by_field_name("declarator"))
@@ -290,9 +365,15 @@ def test_program(dialect: Dialect, test: str) -> str:
                 f'static char vf_prog_{_SECRET}[] = "prog";\n'
                 f"static char *vf_argv_{_SECRET}[] = {{vf_prog_{_SECRET}, 0}};\n"
             )
+    # The store after the call is reached only when the tests' main returned: where the
+    # compiler proved it cannot (the program's undefined behaviour), it drops the store.
     return (
-        f"{body}\n\n{argv_decl}{dialect.linkage}int {TESTS_ENTRY}(void) {{\n"
-        f"    return {call};\n}}\n"
+        f"{body}\n\n{argv_decl}{dialect.linkage or 'extern '}volatile unsigned long long "
+        f"{_DONE};\n"
+        f"{dialect.linkage}int {TESTS_ENTRY}(unsigned long long vf_token_{_SECRET}) {{\n"
+        f"    int vf_status_{_SECRET} = {call};\n"
+        f"    {_DONE} = vf_token_{_SECRET};\n"
+        f"    return vf_status_{_SECRET};\n}}\n"
     )
 
 
@@ -365,6 +446,11 @@ class CFamilyLanguage(TreeSitterLanguage):
             assert isinstance(spec, AssertScriptTests)
             setup = f"{spec.test_setup}\n" if spec.test_setup else ""
             source = f"{code}\n\n{setup}{test_program(dialect, spec.test)}"
+            # Last, where nothing of the program follows: the compiler's own check that the
+            # entry point is the declared function (see _compiler_check).
+            entry = _declared_entry(dialect.grammar, spec.declaration)
+            if entry is not None and entry.check:
+                source += f"\n{entry.check}"
             harness = f"vf_harness.{dialect.suffix}"
             files[harness] = _HARNESS.encode()
             sources.append(f"{{program_dir}}/{harness}")
@@ -375,9 +461,11 @@ class CFamilyLanguage(TreeSitterLanguage):
         libraries = tuple(
             flag for prefix, flags in LINKED.items() if f"<{prefix}" in source for flag in flags
         )
+        checked = () if isinstance(spec, StdioTests) else dialect.checked_flags
         argv = (
             dialect.placeholder,
             *dialect.flags,
+            *checked,
             "-o",
             "{work_dir}/prog",
             *sources,
@@ -389,13 +477,12 @@ class CFamilyLanguage(TreeSitterLanguage):
             limits=limits.step_limits(build=True, runtime_reserve=True),
             env={"PATH": "/usr/bin:/bin", "TMPDIR": "{work_dir}"},
         )
-        contents = "\0".join(f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(files.items()))
         # The toolchain's identity (its version, an image) joins the key in the pipeline.
         program = Program(
             files=files,
             tests=tuple(tests),
             build=build,
-            build_key=content_key(dialect.name, " ".join(argv), contents),
+            build_key=build_key(dialect.name, argv, files),
             artefacts=("prog",),
             toolchains=(dialect.tool,),
         )
@@ -445,17 +532,35 @@ class CFamilyLanguage(TreeSitterLanguage):
             limits=limits.step_limits(build=True, runtime_reserve=True),
             env={"PATH": "/usr/bin:/bin", "TMPDIR": "{work_dir}"},
         )
-        contents = "\0".join(
-            f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(sources.items())
-        )
         return Executable(
             files=sources,
             run=("{dir}/judge_bin",),
             build=build,
             artefacts=("judge_bin",),
-            build_key=content_key("judge", dialect.name, " ".join(argv), contents),
+            build_key=build_key(f"judge/{dialect.name}", argv, sources),
             toolchains=(dialect.tool,),
         )
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """``compile_error``; or ``failed`` when the compiler's signature check alone failed.
+
+        That check (appended after the tests) compiles for every program that defines the
+        entry point as declared: a build that fails there only is the code policy's
+        refusal, found by the compiler (a namespace's own ``string``, a pointer to a
+        function returning a type of the program).
+        """
+        outcome = judge_build(proc, limits)
+        if outcome.status is not Status.COMPILE_ERROR or not _signature_failed(proc.stderr):
+            return outcome
+        rule = f"{self.dialect.name}/signature"
+        reason = (
+            "the entry point is not the declared function: called with the declared "
+            "parameter types, it does not return the declared type (the compiler checked it)"
+        )
+        hint = "Define the entry point exactly as the task declares it, in the global namespace."
+        shown = outcome.message.replace(SIGNATURE_FILE, "the declared signature")
+        text = Refusal(rule, reason, hint=hint).describe() + f"\nThe compiler:\n{shown}"
+        return TestOutcome(Status.FAILED, text, hack=f"code policy {rule}: {reason}")
 
     def interpret(
         self,
@@ -475,6 +580,10 @@ class CFamilyLanguage(TreeSitterLanguage):
             if proc.exit_code == _NOT_RETURNED and proc.signal is None:
                 message = "the program exited (status 0) before the tests returned"
                 return TestOutcome(Status.RUNTIME_ERROR, message, hack=message)
+            if proc.exit_code == _NOT_FINISHED and proc.signal is None:
+                return TestOutcome(Status.RUNTIME_ERROR, _NOT_FINISHED_TEXT)
+            if proc.signal == signal.SIGILL:
+                return TestOutcome(Status.RUNTIME_ERROR, _TRAPPED_TEXT)
         return judge_pass_record(proc, by_event)
 
 
@@ -585,9 +694,33 @@ _UNDERSCORE_KEYWORDS = _words(
 _RESERVED = re.compile(r"__|_[A-Z]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Standard attributes (``[[nodiscard]]``); ``__attribute__`` and ``[[gnu::...]]`` are refused.
-ATTRIBUTES = _words("nodiscard maybe_unused likely unlikely fallthrough noreturn deprecated")
+ATTRIBUTES = _words("nodiscard maybe_unused likely unlikely fallthrough deprecated")
+#: ``[[noreturn]]``, C's ``_Noreturn`` and ``<stdnoreturn.h>``'s ``noreturn``: the compiler
+#: drops the code after a call of such a function, so one that returns runs into whatever
+#: bytes follow (the tests' code gone: a wrong program passed so).
+_NORETURN = frozenset({"noreturn", "_Noreturn"})
 #: Pragmas that only tune code generation.
 _PRAGMAS = ("GCC optimize", "GCC target", "once")
+#: What ``#pragma GCC optimize`` may set (``-f`` and ``-`` prefixes aside; ``no-`` of the
+#: options too): levels and transformations that keep the meaning of every expression. It
+#: applies to the tests' code after it in the translation unit: no ``Ofast``, ``fast-math``
+#: or other floating-point option (fast-math dropped a NaN check of a test's assert).
+OPTIMIZE_OPTIONS = _words(
+    """O O0 O1 O2 O3 Os Og unroll-loops unroll-all-loops peel-loops inline inline-functions
+    inline-small-functions tree-vectorize tree-loop-vectorize tree-slp-vectorize
+    omit-frame-pointer stack-protector prefetch-loop-arrays strict-aliasing gcse tracer web
+    loop-interchange split-loops unswitch-loops ipa-cp-clone rename-registers
+    optimize-sibling-calls expensive-optimizations schedule-insns schedule-insns2
+    move-loop-invariants ivopts tree-pre align-functions align-loops align-jumps align-labels
+    branch-count-reg if-conversion if-conversion2 modulo-sched"""
+)
+#: What ``#pragma GCC target`` may set: instruction set extensions (and ``arch=``,
+#: ``tune=``), never the floating-point unit or its conventions (``fpmath=387``).
+TARGET_OPTIONS = _words(
+    """sse sse2 sse3 ssse3 sse4 sse4.1 sse4.2 sse4a avx avx2 fma bmi bmi2 popcnt lzcnt abm
+    f16c movbe aes pclmul rdrnd rdseed adx sha"""
+)
+_PRAGMA_STRING = re.compile(r'"([^"\\\n]*)"')
 #: Keywords of C and C++: a macro of one of these names rewrites the tests.
 KEYWORDS = _words(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
@@ -621,6 +754,45 @@ _STRUCTURAL = _words(
 )
 _CLASS_SPECIFIERS = ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier")
 _WRAPPERS = ("pointer_declarator", "reference_declarator", "init_declarator")
+#: What a declarator derives from its name's type: the nearest one decides what it declares.
+_DERIVATIONS = (
+    "function_declarator",
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+)
+_NAME_NODES = ("qualified_identifier", "operator_name", "destructor_name", "template_function")
+#: Declarations whose names :func:`_declared_names` reads.
+_DECLARING = (
+    "function_definition",
+    "declaration",
+    "field_declaration",
+    "type_definition",
+    "parameter_declaration",
+    "optional_parameter_declaration",
+    "alias_declaration",
+    "namespace_definition",
+    "concept_definition",
+    "for_range_loop",
+    "preproc_def",
+    "preproc_function_def",
+    *_CLASS_SPECIFIERS,
+)
+_TEMPLATE_PARAMETERS = (
+    "type_parameter_declaration",
+    "optional_type_parameter_declaration",
+    "variadic_type_parameter_declaration",
+    "template_template_parameter_declaration",
+)
+_USED_NAMES = ("identifier", "type_identifier", "namespace_identifier")
+#: Types no constructor of which can run the program's code.
+_SCALAR_TYPES = ("primitive_type", "sized_type_specifier", "placeholder_type_specifier")
+#: Scopes whose declarations hide a name only after the point of declaration.
+_BLOCK_SCOPES = frozenset(
+    {"compound_statement", "for_statement", "if_statement", "while_statement", "switch_statement"}
+)
+#: What a declaration states before its functions that the compiler's check restates.
+_PREAMBLE = ("type_definition", "alias_declaration", "using_declaration")
 
 
 @dataclass(frozen=True)
@@ -724,15 +896,95 @@ def _function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | No
     return node if node is not None and node.type == "function_declarator" else None
 
 
+def _inner_declarator(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The declarator one level in (``(*f)`` is ``*f``, ``*f`` is ``f``)."""
+    inner = node.child_by_field_name("declarator")
+    if inner is None and node.type in ("parenthesized_declarator", "reference_declarator"):
+        named = [c for c in node.named_children if c.type not in ("comment", "type_qualifier")]
+        inner = named[-1] if named else None
+    return inner
+
+
+def _declares_function(declarator: tree_sitter.Node | None) -> bool:
+    """Whether a declarator declares a function rather than a variable.
+
+    What a declarator declares is its derivation nearest the name: ``*f(int)`` is a function
+    (returning a pointer), ``(*f)(int)`` a pointer (to a function), ``(f)(int)`` a function,
+    ``(&r)[3]`` a reference. Parentheses and initialisers change nothing.
+    """
+    if declarator is not None and declarator.type == "operator_cast":
+        return True
+    return _derivation(declarator) == "function_declarator"
+
+
+def _derivation(declarator: tree_sitter.Node | None) -> str | None:
+    """A declarator's derivation nearest the name (None for a plain name)."""
+    nearest = None
+    node = declarator
+    while node is not None and node.type not in (*_NAMES, *_NAME_NODES):
+        if node.type in _DERIVATIONS:
+            nearest = node.type
+        node = _inner_declarator(node)
+    return nearest
+
+
+def _at_global_scope(node: tree_sitter.Node) -> bool:
+    """Whether a declaration is in the global namespace itself (conditionals aside)."""
+    parent = node.parent
+    while parent is not None and parent.type.startswith("preproc_"):
+        parent = parent.parent
+    return parent is not None and parent.type == "translation_unit"
+
+
+def _all_declared(root: tree_sitter.Node) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node]]:
+    """Every (declaration, name node) of the code, at any scope.
+
+    Namespaces, classes, functions and their parameters, templates' parameters,
+    using-declarations, namespace aliases, structured bindings, macros.
+    """
+    for node in walk(root):
+        kind = node.type
+        if kind in _DECLARING:
+            for name in _declared_names(node):
+                yield node, name
+        elif kind == "using_declaration":
+            names = [c for c in node.named_children if c.type in (*_NAMES, "qualified_identifier")]
+            if names and not any(c.type == "namespace" for c in node.children):
+                yield node, names[-1]
+        elif kind in _TEMPLATE_PARAMETERS or kind == "namespace_alias_definition":
+            found = node.child_by_field_name("name") or next(
+                (c for c in node.named_children if c.type in _NAMES), None
+            )
+            if found is not None:
+                yield node, found
+        elif kind == "structured_binding_declarator":
+            for bound in node.named_children:
+                if bound.type == "identifier":
+                    yield node, bound
+
+
 @dataclass(frozen=True)
 class _Entry:
-    """The declared entry point, and the helpers the declaration defines whole."""
+    """The declared entry point, the names the declaration gives, and its compiler check."""
 
     name: str
     signature: str
     #: Helper name -> its definition's tokens (HumanEval-X's ``poly``, ``encode_shift``:
     #: the tests call them to check the answer, so the program must keep them as given).
     helpers: tuple[tuple[str, str], ...] = ()
+    #: What the declaration defines at global scope (the entry, its helpers, its typedefs
+    #: such as ``list_any``): the program may declare these names there only.
+    owned: frozenset[str] = frozenset()
+    #: What the declaration names without declaring it (``vector``, ``string``, ``std``, the
+    #: ``pow`` its helper calls): the program may declare none of these, in any scope, so
+    #: that each means in the program what it means in the declaration.
+    names: frozenset[str] = frozenset()
+    #: Every word of the declaration: a macro of one would rewrite the compiler's check.
+    words: frozenset[str] = frozenset()
+    #: Code appended after the tests that compiles only if the entry point, called with
+    #: the declared parameter types, returns exactly the declared type ("" if the header
+    #: is too unusual to restate).
+    check: str = ""
 
 
 @functools.lru_cache(maxsize=256)
@@ -741,12 +993,117 @@ def _declared_entry(grammar_module: str, declaration: str | None) -> _Entry | No
     if not declaration:
         return None
     src = Source(grammar_module, declaration.rstrip() + "\n}\n")
-    functions = [n for n in _top_level(src.root) if n.type == "function_definition"]
+    top = _top_level(src.root)
+    functions = [n for n in top if n.type == "function_definition"]
     if not functions:
         return None
     fn = functions[-1]
+    name = _function_name(src, fn)
     helpers = tuple((_function_name(src, h), " ".join(_tokens(src, h))) for h in functions[:-1])
-    return _Entry(_function_name(src, fn), _signature(src, fn), helpers)
+    types = [n for n in top if n.type in ("type_definition", "alias_declaration")]
+    owned = {name, *(h for h, _ in helpers)}
+    owned |= {src.text(n) for t in types for n in _declared_names(t)}
+    used = {src.text(n) for n in leaves(src.root) if n.type in _USED_NAMES}
+    local: set[str] = set()
+    for node in walk(src.root):
+        if node.type in ("compound_statement", "parameter_list"):
+            local |= {src.text(n) for _, n in _all_declared(node)}
+    # Its typedefs and using-directives (`using namespace std;`), restated before the check.
+    preamble = [src.text(n) for n in src.root.named_children if n.type in _PREAMBLE]
+    check = _compiler_check(src, fn, name, preamble, grammar_module == CPP.grammar)
+    return _Entry(
+        name,
+        _signature(src, fn),
+        helpers,
+        frozenset(owned),
+        frozenset(used - local - owned - KEYWORDS),
+        frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", declaration)),
+        check,
+    )
+
+
+#: The check in C++: the declared return type, exactly, from a call with the declared
+#: parameter types (the ``@NAME@`` fields are filled in at once). Top-level ``const`` is
+#: set aside: a call of ``const char *const f()`` has the type ``const char *``.
+_CPP_CHECK = """namespace @NS@ {
+template <class A, class B> struct vf_same_@SECRET@ { enum { vf_is_@SECRET@ = 0 }; };
+template <class A> struct vf_same_@SECRET@<A, A> { enum { vf_is_@SECRET@ = 1 }; };
+template <class T> struct vf_plain_@SECRET@ { typedef T vf_type_@SECRET@; };
+template <class T> struct vf_plain_@SECRET@<const T> { typedef T vf_type_@SECRET@; };
+template <class T> struct vf_plain_@SECRET@<volatile T> { typedef T vf_type_@SECRET@; };
+template <class T> struct vf_plain_@SECRET@<const volatile T> { typedef T vf_type_@SECRET@; };
+template <class T> T &vf_lvalue_@SECRET@();
+}
+static_assert(@NS@::vf_same_@SECRET@<
+                  @NS@::vf_plain_@SECRET@<decltype(@ENTRY@(@ARGS@))>::vf_type_@SECRET@,
+                  @NS@::vf_plain_@SECRET@<@RETURNS@>::vf_type_@SECRET@>::vf_is_@SECRET@,
+              "the entry point must return the declared type");
+"""
+#: The check in C: the entry point is a function (a pointer's type is not its pointee's),
+#: and its call with the declared parameter types has the declared type.
+_C_CHECK = """_Static_assert(
+    __builtin_types_compatible_p(__typeof__(@ENTRY@), __typeof__(*@ENTRY@)),
+    "the entry point must be a function");
+_Static_assert(__builtin_types_compatible_p(__typeof__(@ENTRY@(@ARGS@)), @RETURNS@),
+               "the entry point must return the declared type");
+"""
+
+
+def _compiler_check(
+    src: Source, fn: tree_sitter.Node, name: str, preamble: list[str], cpp: bool
+) -> str:
+    """The compiler's check of the declared signature, in C or C++ (see :attr:`_Entry.check`).
+
+    The names in it are the declaration's (which the program may not declare or define),
+    keywords and names with this process's secret: the program can change none of them.
+    Its lines are reported as the file :data:`SIGNATURE_FILE`, so that a failed build
+    caused by it alone is told apart (:meth:`CFamilyLanguage.interpret_build`).
+    """
+    declarator = fn.child_by_field_name("declarator")
+    function = _function_declarator(declarator)
+    kind = fn.child_by_field_name("type")
+    if function is None or kind is None or not name.isidentifier():
+        return ""
+    data = src.data
+    result = [src.text(c) for c in fn.children if c.type == "type_qualifier" or c.id == kind.id]
+    wrapper = declarator
+    while wrapper is not None and wrapper.id != function.id:
+        inner = _inner_declarator(wrapper)
+        if inner is None:
+            return ""
+        result.append(data[wrapper.start_byte : inner.start_byte].decode(errors="replace"))
+        wrapper = inner
+    params: list[str] = []
+    plist = function.child_by_field_name("parameters")
+    for param in plist.named_children if plist is not None else []:
+        if param.type == "comment":
+            continue
+        if param.type not in ("parameter_declaration", "optional_parameter_declaration"):
+            return ""  # variadic: nothing to restate
+        inner = param.child_by_field_name("declarator")
+        end = inner.end_byte if inner is not None else param.end_byte
+        named = _declarator_name(inner)
+        if named is not None and named.type in _NAMES:
+            text = data[param.start_byte : named.start_byte] + data[named.end_byte : end]
+        else:
+            text = data[param.start_byte : end]
+        params.append(" ".join(text.decode(errors="replace").split()))
+    if params == ["void"]:
+        params = []
+    returns = " ".join(" ".join(result).split())
+    head = f'#line 1 "{SIGNATURE_FILE}"\n' + "".join(f"{p}\n" for p in preamble)
+    if cpp:
+        # decltype of a call, not of the name: the name may also be the library's (CPP/23
+        # declares `strlen(string)` beside C's `strlen`), and parameters the program takes
+        # by const reference are its choice. An overload of its own is the policy's refusal.
+        args = ", ".join(f"{SIGNATURE_FILE}::vf_lvalue_{_SECRET}<{p}>()" for p in params)
+        template = _CPP_CHECK
+    else:
+        args = ", ".join(f"*(__typeof__({p}) *)0" for p in params)
+        template = _C_CHECK
+    fill = {"ENTRY": name, "ARGS": args, "RETURNS": returns, "NS": SIGNATURE_FILE}
+    fill["SECRET"] = _SECRET
+    return head + re.sub(r"@(\w+)@", lambda m: fill[m.group(1)], template)
 
 
 def _top_level(root: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -826,6 +1183,34 @@ def _tokens(
     return cleaned
 
 
+def _pragma_refused(argument: str) -> str | None:
+    """Why a ``#pragma GCC optimize/target`` is refused (None: allowed; ``once`` is)."""
+    if argument.strip() == "once":
+        return None
+    kind, _, rest = argument.partition(" ")[2].lstrip().partition("(")
+    kind = kind.strip()
+    if kind not in ("optimize", "target") or not rest.rstrip().endswith(")"):
+        head = argument.split("(", maxsplit=1)[0].split('"', maxsplit=1)[0].strip()
+        return f'`{head}` is not `GCC optimize("...")` or `GCC target("...")`'
+    inside = rest.rstrip()[:-1]
+    if _PRAGMA_STRING.sub("", inside).replace(",", "").strip():
+        return "its arguments are not string literals"
+    for literal in _PRAGMA_STRING.findall(inside):
+        for option in (o.strip() for o in literal.split(",")):
+            if kind == "optimize":
+                plain = option[2:] if option.startswith("-f") else option.lstrip("-")
+                plain = plain.removeprefix("no-")
+                if plain not in OPTIMIZE_OPTIONS:
+                    return f"the option `{option}` may change what the code computes"
+            elif (
+                option.partition("=")[0] not in ("arch", "tune")
+                and option not in (TARGET_OPTIONS)
+                and not option.startswith("avx512")
+            ):
+                return f"the target option `{option}` is not an instruction set extension"
+    return None
+
+
 class CFamilyCodePolicy:
     """The rules a C or C++ function-style program is checked against before it is built.
 
@@ -880,9 +1265,24 @@ class _CCheck:
             if node.type in (*_CLASS_SPECIFIERS, "type_definition", "alias_declaration")
             for n in _declared_names(node)
         }
+        # Every declaration of the program, at any scope.
+        self.declared = list(_all_declared(src.root))
+        self._seen: tuple[frozenset[str], bool] | None = None
+        self._scopes: dict[str, list[tuple[tree_sitter.Node, tree_sitter.Node, bool]]] | None
+        self._scopes = None
+        self._member_names: dict[str, frozenset[str]] | None = None
 
     def run(self) -> Refusal | None:
-        return first([self._parsed(), self._walk(), self._namespace_scope(), self._signature()])
+        return first(
+            [
+                self._parsed(),
+                self._walk(),
+                self._namespace_scope(),
+                self._declarations(),
+                self._judging(),
+                self._signature(),
+            ]
+        )
 
     def refuse(self, node: tree_sitter.Node | None, rule: str, reason: str, hint: str) -> Refusal:
         return self.src.refuse(node, f"{self.prefix}/{rule}", reason, hint)
@@ -936,6 +1336,11 @@ class _CCheck:
                     "aliases run or place code outside the tests)",
                     f"Standard attributes are allowed: {', '.join(sorted(ATTRIBUTES))}.",
                 )
+            elif kind in _NORETURN or (
+                kind == "attribute"
+                and self.src.text(node.child_by_field_name("name")) == "noreturn"
+            ):
+                yield self._noreturn(node)
             elif kind == "attribute":
                 name = self.src.text(node.child_by_field_name("name"))
                 prefix = node.child_by_field_name("prefix")
@@ -960,7 +1365,180 @@ class _CCheck:
                     "Define every function you declare.",
                 )
             elif node.child_count == 0 and kind in (*_NAMES, "statement_identifier"):
-                yield from self._name(node, self.src.text(node))
+                yield from self._name(node, self.src.text(node), scoped=True)
+
+    def _own_name(self, leaf: tree_sitter.Node, name: str) -> bool:
+        """Whether a name token means the program's own declaration, not the library's.
+
+        A label, a member (``obj.close``, a field or method name), a name qualified by a
+        class of the program (``Pool::close``), a declaration of the program's in a scope
+        the tests do not see (a parameter, a local, a member: not at namespace scope, not a
+        friend, not a block-scope function prototype, which binds to the C library), and a
+        use that such a declaration in an enclosing scope hides. A C library function,
+        type or object of that name is named nowhere else: a plain ``close(fd)``,
+        ``::close``, ``std::exit``, ``using std::exit``, a macro's body.
+        """
+        kind = leaf.type
+        if kind in ("statement_identifier", "field_identifier"):
+            return True  # a label; a member of a class (never a C library function)
+        parent = leaf.parent
+        if parent is not None and parent.type == "qualified_identifier":
+            if parent.child_by_field_name("name") != leaf:
+                return False  # a qualifier (`filesystem::`)
+            qualifier = parent.child_by_field_name("scope")
+            return qualifier is not None and self.src.text(qualifier) in self._classes()
+        own = self._own_scopes().get(name, ())
+        for name_node, scope, ordered in own:
+            if name_node == leaf:
+                return True
+            if not (scope.start_byte <= leaf.start_byte and leaf.end_byte <= scope.end_byte):
+                continue
+            if not ordered or name_node.end_byte <= leaf.start_byte:
+                return True
+            if scope.type == "field_declaration_list" and self._in_body(leaf, scope):
+                return True  # a member function's body sees every member of its class
+        owner = self._out_of_class_owner(leaf)
+        return owner is not None and name in self._members().get(owner, frozenset())
+
+    @staticmethod
+    def _in_body(leaf: tree_sitter.Node, klass: tree_sitter.Node) -> bool:
+        """Whether a token is in the body (or initialisers) of a member function of a class."""
+        node = leaf.parent
+        while node is not None and node != klass:
+            if node.type in ("compound_statement", "field_initializer_list"):
+                return True
+            node = node.parent
+        return False
+
+    def _classes(self) -> frozenset[str]:
+        """The names of the classes (and enums) the program defines."""
+        return frozenset(
+            self.src.text(n.child_by_field_name("name"))
+            for n in walk(self.src.root)
+            if n.type in _CLASS_SPECIFIERS
+            and n.child_by_field_name("body") is not None
+            and n.child_by_field_name("name") is not None
+        )
+
+    def _members(self) -> dict[str, frozenset[str]]:
+        """Each class's member names (for its member functions defined outside it)."""
+        if self._member_names is None:
+            members: dict[str, set[str]] = {}
+            for _node, name_node, scope, _ in self._scoped_declarations():
+                owner = scope.parent
+                if scope.type == "field_declaration_list" and owner is not None:
+                    klass = self.src.text(owner.child_by_field_name("name"))
+                    members.setdefault(klass, set()).add(self.src.text(name_node))
+            self._member_names = {k: frozenset(v) for k, v in members.items()}
+        return self._member_names
+
+    def _out_of_class_owner(self, leaf: tree_sitter.Node) -> str | None:
+        """The class of the member function (``int Pool::get() {...}``) a token is in."""
+        node = leaf.parent
+        while node is not None:
+            if node.type == "function_definition":
+                name = _declarator_name(node.child_by_field_name("declarator"))
+                if name is not None and name.type == "qualified_identifier":
+                    scope = name.child_by_field_name("scope")
+                    return self.src.text(scope) if scope is not None else None
+            node = node.parent
+        return None
+
+    def _own_scopes(self) -> dict[str, list[tuple[tree_sitter.Node, tree_sitter.Node, bool]]]:
+        """Denied names the program declares itself: name node, scope, whether ordered.
+
+        ``ordered``: the declaration hides the name only after it (a block's); a class's
+        members, a function's parameters and a template's parameters hide it in all of
+        their scope.
+        """
+        if self._scopes is None:
+            found: dict[str, list[tuple[tree_sitter.Node, tree_sitter.Node, bool]]] = {}
+            for _, name_node, scope, ordered in self._scoped_declarations():
+                name = self.src.text(name_node)
+                if name in DENIED:
+                    found.setdefault(name, []).append((name_node, scope, ordered))
+            self._scopes = found
+        return self._scopes
+
+    def _scoped_declarations(
+        self,
+    ) -> Iterator[tuple[tree_sitter.Node, tree_sitter.Node, tree_sitter.Node, bool]]:
+        """The program's declarations below namespace scope that declare a name of its own.
+
+        (declaration, name node, scope, ordered). Not: using-declarations and namespace
+        aliases (the library's names under another scope), macros, friends (namespace
+        names), block-scope function prototypes (the C library's functions), enumerators
+        of scoped enums (not in the enclosing scope).
+        """
+        for node, name_node in self.declared:
+            if name_node.type not in _NAMES or node.type in (
+                "using_declaration",
+                "namespace_alias_definition",
+                "preproc_def",
+                "preproc_function_def",
+            ):
+                continue
+            if self._in_friend(node):
+                continue
+            if node.type == "declaration" and any(
+                _declarator_name(d) == name_node and _declares_function(d)
+                for d in node.children_by_field_name("declarator")
+            ):
+                continue
+            scope = self._scope_of(node, name_node)
+            if scope is None:
+                continue
+            # A class's members are ordered too, but for the bodies of its member functions.
+            ordered = scope.type in _BLOCK_SCOPES or scope.type == "field_declaration_list"
+            yield node, name_node, scope, ordered
+
+    def _scope_of(
+        self, node: tree_sitter.Node, name_node: tree_sitter.Node
+    ) -> tree_sitter.Node | None:
+        """The scope a declaration of the program declares its name in (None: namespace)."""
+        if (
+            node.type == "enum_specifier"
+            and name_node != node.child_by_field_name("name")
+            and any(c.type in ("class", "struct") for c in node.children)
+        ):
+            return node  # a scoped enum's enumerator: only as `E::name`
+        if node.type in ("parameter_declaration", "optional_parameter_declaration"):
+            plist = node.parent
+            declarator = plist.parent if plist is not None else None
+            owner = declarator.parent if declarator is not None else None
+            while owner is not None and owner.type in (*_WRAPPERS, "parenthesized_declarator"):
+                owner = owner.parent
+            if owner is not None and owner.type in ("function_definition", "lambda_expression"):
+                return owner
+            if declarator is not None and declarator.type == "catch_clause":
+                return declarator
+            return plist  # a prototype's or a function type's parameter: hides nothing
+        if node.type in _TEMPLATE_PARAMETERS:
+            template = node.parent.parent if node.parent is not None else None
+            return template or node
+        if node.type == "for_range_loop":
+            # Its body only: the range expression does not see the loop's variable.
+            return node.child_by_field_name("body")
+        parent = node.parent
+        while parent is not None:
+            kind = parent.type
+            if kind == "condition_clause" or kind in ("for_statement", "catch_clause"):
+                return parent.parent if kind == "condition_clause" else parent
+            if kind in ("compound_statement", "field_declaration_list", "lambda_expression"):
+                return parent
+            if kind in ("translation_unit", "declaration_list", "linkage_specification"):
+                return None
+            parent = parent.parent
+        return None
+
+    def _noreturn(self, node: tree_sitter.Node) -> Refusal:
+        return self.refuse(
+            node,
+            "noreturn",
+            "`[[noreturn]]` and `_Noreturn` are not allowed: the compiler drops the code after "
+            "a call of such a function, and one that returns runs into whatever follows",
+            "Throw an exception, or return a value.",
+        )
 
     def _extern(self, node: tree_sitter.Node) -> Refusal:
         return self.refuse(
@@ -971,8 +1549,21 @@ class _CCheck:
             "Define what you use in your code.",
         )
 
-    def _name(self, node: tree_sitter.Node, text: str) -> Iterator[Refusal]:
-        if text in DENIED:
+    def _name(self, node: tree_sitter.Node, text: str, scoped: bool = False) -> Iterator[Refusal]:
+        """The rules on one name.
+
+        ``scoped``: a name token of the tree, whose declaration and scope are known (else a
+        word of a macro or of a region the parser could not read, refused by its spelling).
+        """
+        if _SECRET in text:
+            # The harness's names (which a compiler message may show): the tests' entry a
+            # macro could rename, the signature check.
+            yield self.refuse(
+                node, "reserved", f"`{text}` is a name of the harness", "Use another name."
+            )
+        elif text in _NORETURN:
+            yield self._noreturn(node)
+        elif text in DENIED and not (scoped and self._own_name(node, text)):
             yield self.refuse(
                 node,
                 "process",
@@ -1009,11 +1600,12 @@ class _CCheck:
     def _macro(self, node: tree_sitter.Node) -> Iterator[Refusal]:
         name = self.src.text(node.child_by_field_name("name"))
         value = self.src.text(node.child_by_field_name("value"))
-        if name in self.tests.words or name in KEYWORDS or (self.entry and name == self.entry.name):
+        if name in self.tests.words or name in KEYWORDS or name in self._declaration_words():
             yield self.refuse(
                 node,
                 "macro",
-                f"a macro named `{name}` would rewrite the test code or its harness",
+                f"a macro named `{name}` would rewrite the test code, the task's declaration "
+                "or the harness",
                 "Use another name, or a constant or function.",
             )
         if "##" in value or "_Pragma" in value:
@@ -1027,12 +1619,31 @@ class _CCheck:
         for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", value):
             yield from self._name(node, word)
 
+    def _declaration_words(self) -> frozenset[str]:
+        return self.entry.words if self.entry is not None else frozenset()
+
     def _directive(self, node: tree_sitter.Node) -> Iterator[Refusal]:
         directive = self.src.text(node.child_by_field_name("directive")).replace(" ", "")
         argument = self.src.text(node.child_by_field_name("argument")).strip()
         if directive == "#pragma" and argument.startswith(_PRAGMAS):
+            refused = _pragma_refused(argument)
+            if refused is not None:
+                yield self.refuse(
+                    node,
+                    "directive",
+                    f"`#pragma {argument}` is not allowed here: {refused} (it applies to the "
+                    "tests' code after it too)",
+                    "Allowed: optimisation levels and loop or inlining options "
+                    f"({', '.join(sorted(OPTIMIZE_OPTIONS)[:12])}, ...) and instruction set "
+                    "extensions; no fast-math, Ofast or other floating-point option.",
+                )
             return
-        if directive == "#undef" and argument not in self.tests.words and argument not in KEYWORDS:
+        if (
+            directive == "#undef"
+            and argument not in self.tests.words
+            and argument not in KEYWORDS
+            and argument not in self._declaration_words()
+        ):
             return
         yield self.refuse(
             node,
@@ -1045,13 +1656,9 @@ class _CCheck:
     def _function_ok(self, node: tree_sitter.Node) -> bool:
         """A declaration that declares a function declares one the code defines."""
         for declarator in node.children_by_field_name("declarator"):
-            function = _function_declarator(declarator)
-            if function is None:
-                continue
-            inner = function.child_by_field_name("declarator")
-            if inner is None or inner.type == "parenthesized_declarator":
-                continue  # a pointer to a function: a variable
-            if self._last_name(inner) not in self.defined:
+            if not _declares_function(declarator):
+                continue  # a variable (a pointer to a function is one)
+            if self._last_name(_declarator_name(declarator)) not in self.defined:
                 return False
         return True
 
@@ -1069,6 +1676,16 @@ class _CCheck:
         for node in self.top:
             yield from self._top_names(node)
             kind = node.type
+            if kind.endswith(("_statement", "_expression")):
+                # No statement is valid here: tree-sitter misread a declaration (it reads
+                # `int (*f)() = (g(), nullptr);` as an expression), which the rules on
+                # declarations would not see.
+                yield self.refuse(
+                    node,
+                    "unparsed",
+                    "the parser reads this declaration as a statement, so it cannot be checked",
+                    "Write the declaration plainly (a variable initialised by a constant).",
+                )
             if kind == "namespace_definition" and self.src.text(
                 node.child_by_field_name("name")
             ) in ("std", "__gnu_cxx", "boost"):
@@ -1109,15 +1726,8 @@ class _CCheck:
                         f"Copy `{short}` from the task unchanged.",
                     )
                 continue
-            if self.entry is not None and short == self.entry.name:
-                if node.type not in ("function_definition", "declaration"):
-                    yield self.refuse(
-                        node,
-                        "signature",
-                        f"the entry point `{short}` must be a function",
-                        f"Define `{self.entry.signature}`.",
-                    )
-                continue
+            if self.entry is not None and short in self.entry.owned:
+                continue  # see _declarations
             if short == "main" and node.type in ("function_definition", "declaration"):
                 yield self.refuse(
                     node,
@@ -1150,27 +1760,58 @@ class _CCheck:
             )
 
     def _variable(self, node: tree_sitter.Node) -> Iterator[Refusal]:
-        if not self._function_ok(node) or any(
-            _function_declarator(d) is not None for d in node.children_by_field_name("declarator")
-        ):
+        # Every declarator that is not a function's is a variable, whatever it looks like:
+        # `int (*f)(int) = pick();` is initialised before main as `int x = pick();` is.
+        variables = [
+            d for d in node.children_by_field_name("declarator") if not _declares_function(d)
+        ]
+        if not variables:
             return  # function declarations are checked in the walk
         if self._mentions_own_type(node.child_by_field_name("type")) or any(
-            self._mentions_own_type(d) for d in node.children_by_field_name("declarator")
+            self._mentions_own_type(d) for d in variables
         ):
             yield self._initialiser(node, "a namespace-scope variable of a type the code defines")
-        elif any(n.type in _RUNS_CODE for n in walk(node)):
-            yield self._initialiser(node, "a namespace-scope variable whose initialiser runs code")
+        elif any(self._runs_code(d, node.child_by_field_name("type")) for d in variables):
+            yield self._initialiser(
+                node,
+                "a namespace-scope variable whose initialiser runs code or names a function "
+                "of the code",
+            )
+
+    def _runs_code(self, declarator: tree_sitter.Node, kind: tree_sitter.Node | None) -> bool:
+        """Whether a variable's initialiser runs code, or gives a constructor a function.
+
+        A C++ object of a class type built with a function of the program runs it in its
+        constructor (a set's comparator); a pointer or an array of them (a dispatch table),
+        like any C initialiser, only holds its address.
+        """
+        constructed = (
+            self.prefix == "cpp"
+            and _derivation(declarator) is None
+            and (kind is None or kind.type not in _SCALAR_TYPES)
+        )
+        return any(
+            n.type in _RUNS_CODE
+            or (constructed and n.type == "identifier" and self.src.text(n) in self.defined)
+            for n in walk(declarator)
+        )
 
     def _static_member(self, node: tree_sitter.Node) -> Iterator[Refusal]:
         static = any(
             c.type == "storage_class_specifier" and self.src.text(c) == "static"
             for c in node.children
         )
-        if not static:
+        variables = [
+            d for d in node.children_by_field_name("declarator") if not _declares_function(d)
+        ]
+        if not static or not variables:
             return
+        kind = node.child_by_field_name("type")
         value = node.child_by_field_name("default_value")
-        if self._mentions_own_type(node.child_by_field_name("type")) or (
-            value is not None and any(n.type in _RUNS_CODE for n in walk(value))
+        if (
+            self._mentions_own_type(kind)
+            or any(self._runs_code(d, kind) for d in variables)
+            or (value is not None and self._runs_code(value, kind))
         ):
             yield self._initialiser(node, "a static member initialised by running code")
 
@@ -1182,6 +1823,172 @@ class _CCheck:
             "Compute it inside your functions (a function-local `static` is fine).",
         )
 
+    def _declarations(self) -> Iterator[Refusal]:
+        """Names that must mean one thing wherever the program declares them.
+
+        The names the declaration uses (``vector``, ``string``, ``std``, the ``pow`` of a
+        helper) keep the library's meaning: the program declares none of them, at any
+        scope. The names the declaration defines (the entry point, its helpers, its
+        typedefs) the program defines at global scope only, as the declaration does: a
+        namespace's ``string_sequence`` brought in by ``using``, a variable or a template of
+        the entry's name are refused. The tests' names may not be a class's friends either
+        (argument-dependent lookup finds those).
+        """
+        entry = self.entry
+        owned = entry.owned if entry is not None else frozenset()
+        names = entry.names if entry is not None else frozenset()
+        for node, name_node in self.declared:
+            name = self._last_name(name_node)
+            if name in names:
+                yield self.refuse(
+                    node,
+                    "declaration-names",
+                    f"declaring `{name}` would change what the task's declaration means by it "
+                    "(there it is the library's)",
+                    "Use another name.",
+                )
+            elif entry is not None and name in owned and not self._as_declared(node, name_node):
+                what = "the entry point" if name == entry.name else "declared by the task"
+                yield self.refuse(
+                    node,
+                    "signature",
+                    f"`{name}` is {what}: it may only be defined as the task declares it, in "
+                    "the global namespace (not in a namespace, a class, a template, a using-"
+                    "declaration or as a variable)",
+                    f"Define `{entry.signature}` at global scope, once.",
+                )
+            elif name in self.tests.protected and self._in_friend(node):
+                yield self.refuse(
+                    node,
+                    "test-names",
+                    f"a friend named `{name}` would join the tests' calls of it",
+                    "Use another name.",
+                )
+
+    def _as_declared(self, node: tree_sitter.Node, name_node: tree_sitter.Node) -> bool:
+        """Whether a name the declaration defines is declared where and as it does it."""
+        if not _at_global_scope(node) or name_node.type not in _NAMES:
+            return False
+        if node.type in ("type_definition", "alias_declaration"):
+            return True  # the compiler's check restates the declaration's typedefs
+        if node.type not in ("function_definition", "declaration"):
+            return False
+        return any(
+            _declarator_name(d) == name_node and _declares_function(d)
+            for d in node.children_by_field_name("declarator")
+        )
+
+    @staticmethod
+    def _in_friend(node: tree_sitter.Node) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if parent.type == "friend_declaration":
+                return True
+            parent = parent.parent
+        return False
+
+    def seen(self) -> tuple[frozenset[str], bool]:
+        """The program's types the tests see, and whether they may see all of them.
+
+        Those the tests name, those in the signatures of the functions they call that the
+        program defines, and what their definitions name in turn (fields, bases, member
+        signatures). A deduced type (``auto``, ``decltype``) hides which: all of them.
+        """
+        if self._seen is not None:
+            return self._seen
+        called = self.tests.words & self.defined
+        if self.entry is not None:
+            called |= self.entry.owned
+        reach: set[str] = set(self.tests.words & self.types)
+        everything = False
+        for node, name_node in self.declared:
+            if node.type not in ("function_definition", "declaration", "field_declaration"):
+                continue
+            if self._last_name(name_node) not in called:
+                continue
+            parts = [node.child_by_field_name("type"), *node.children_by_field_name("declarator")]
+            reach |= self._type_names(parts)
+            everything = everything or self._deduced(parts)
+        seen: set[str] = set()
+        todo = list(reach & self.types)
+        definitions: dict[str, list[tree_sitter.Node]] = {}
+        for node in walk(self.src.root):
+            if node.type in (*_CLASS_SPECIFIERS, "type_definition", "alias_declaration"):
+                for name_node in _declared_names(node):
+                    definitions.setdefault(self.src.text(name_node), []).append(node)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for node in definitions.get(name, []):
+                everything = everything or self._deduced([node])
+                todo.extend((self._type_names([node]) & self.types) - seen)
+        self._seen = (frozenset(seen), everything)
+        return self._seen
+
+    def _type_names(self, parts: Sequence[tree_sitter.Node | None]) -> set[str]:
+        """The names in declarations, without the bodies of functions."""
+        return {
+            self.src.text(n)
+            for part in parts
+            if part is not None
+            for n in walk(part, lambda n: n.type == "compound_statement")
+            if n.type in ("type_identifier", "identifier")
+        }
+
+    @staticmethod
+    def _deduced(parts: Sequence[tree_sitter.Node | None]) -> bool:
+        return any(
+            n.type in ("placeholder_type_specifier", "decltype", "auto")
+            for part in parts
+            if part is not None
+            for n in walk(part, lambda n: n.type == "compound_statement")
+        )
+
+    def _judging(self) -> Iterator[Refusal]:
+        """Operators and conversions of the types the tests see decide what they compare."""
+        seen, everything = self.seen()
+        if not seen and not everything:
+            return
+        for node in walk(self.src.root):
+            if node.type not in ("function_definition", "declaration", "field_declaration"):
+                continue
+            for declarator in node.children_by_field_name("declarator"):
+                name = _declarator_name(declarator)
+                if name is None or name.type not in ("operator_name", "operator_cast"):
+                    continue
+                if self.src.text(name).replace(" ", "") == "operator=":
+                    continue  # assignment decides nothing the tests compare
+                owner = self._owner(node)
+                if owner is None:
+                    function = _function_declarator(declarator)
+                    params = function.child_by_field_name("parameters") if function else None
+                    hit = sorted(self._type_names([params]) & (self.types if everything else seen))
+                    owner = hit[0] if hit else None
+                elif not (everything or owner in seen):
+                    owner = None
+                if owner is not None:
+                    yield self.refuse(
+                        node,
+                        "operator",
+                        f"`{self.src.text(name)}` of `{owner or 'a class'}`, a type the tests "
+                        "see, would decide what the tests' comparisons and conversions say",
+                        "Return the declared (library) types; keep operators to the types "
+                        "your code uses inside.",
+                    )
+
+    def _owner(self, node: tree_sitter.Node) -> str | None:
+        """The class a member (or a friend defined in it) belongs to, or None."""
+        parent = node.parent
+        while parent is not None:
+            if parent.type in _CLASS_SPECIFIERS:
+                return self.src.text(parent.child_by_field_name("name"))
+            if parent.type in ("translation_unit", "compound_statement", "namespace_definition"):
+                return None
+            parent = parent.parent
+        return None
+
     def _signature(self) -> Iterator[Refusal]:
         entry = self.entry
         if entry is None:
@@ -1191,10 +1998,8 @@ class _CCheck:
             if node.type not in ("function_definition", "declaration"):
                 continue
             for declarator in node.children_by_field_name("declarator"):
-                function = _function_declarator(declarator)
-                if function is None:
-                    continue
-                if self._last_name(function.child_by_field_name("declarator")) == entry.name:
+                named = self._last_name(_declarator_name(declarator))
+                if _declares_function(declarator) and named == entry.name:
                     found.append((node, _signature(self.src, node)))
         for node, plain in found:
             templated = node.parent is not None and node.parent.type == "template_declaration"

@@ -41,7 +41,7 @@ import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import SpecError
-from verifiers.keys import content_key
+from verifiers.keys import build_key
 from verifiers.languages.code_policy import (
     AllowList,
     Refusal,
@@ -545,13 +545,14 @@ class _GoCheck:
         self.test_imports = tests.imports
         # The generated TestMain belongs to the tests too.
         self.test_names = tests.names | {"TestMain"}
+        self.entry, self.declared_signature, signature_words = _declared_entry(declaration)
         # A predeclared name the program redeclares changes the tests only where they use
-        # it (the generated TestMain uses none); elsewhere it is the program's own
-        # (`func max` is an honest helper under Go 1.19).
-        self.shadowable = PREDECLARED & tests.used
+        # it (the generated TestMain uses none), and the declared signature where it names
+        # it (`type int = ...` would be what the spelled check's `int` means); elsewhere it
+        # is the program's own (`func max` is an honest helper under Go 1.19).
+        self.shadowable = PREDECLARED & (tests.used | signature_words)
         self.imports: dict[str, str] = {}
         _, self.declared = _uses_in(src.root)
-        self.entry, self.declared_signature = _declared_entry(declaration)
 
     def run(self) -> Refusal | None:
         return first([self._imports(), self._walk(), self._names(), self._signature()])
@@ -613,9 +614,11 @@ class _GoCheck:
                 )
             elif kind in ("selector_expression", "qualified_type"):
                 yield from self._selector(node)
-            elif (
-                kind in ("identifier", "type_identifier") and self.src.text(node) in self.test_names
+            elif kind in ("identifier", "type_identifier", "field_identifier") and (
+                self.src.text(node) in self.test_names or _NAME_SECRET in self.src.text(node)
             ):
+                # The generated TestMain's names end in a secret: the program may not call
+                # them (its pass function), should a compiler message have shown one.
                 yield self.src.refuse(
                     node,
                     "go/test-names",
@@ -708,15 +711,30 @@ class _GoCheck:
 
 
 @functools.lru_cache(maxsize=256)
-def _declared_entry(declaration: str | None) -> tuple[str, str]:
-    """The declared entry point's name and signature (empty without a declaration)."""
+def _declared_entry(declaration: str | None) -> tuple[str, str, frozenset[str]]:
+    """The declared entry point's name and signature, and the names its types use.
+
+    Empty without a declaration.
+    """
     if not declaration:
-        return "", ""
+        return "", "", frozenset()
     decl = Source(GRAMMAR, declaration.rstrip() + "\n}\n")
     functions = [n for n in decl.root.named_children if n.type == "function_declaration"]
     if not functions:
-        return "", ""
-    return decl.text(functions[-1].child_by_field_name("name")), _go_signature(decl, functions[-1])
+        return "", "", frozenset()
+    fn = functions[-1]
+    parts = [fn.child_by_field_name(f) for f in ("type_parameters", "parameters", "result")]
+    names = {
+        n.id
+        for p in parts
+        if p
+        for d in walk(p)
+        if d.type.endswith("parameter_declaration")
+        for n in d.children_by_field_name("name")
+    }
+    words = {decl.text(n) for p in parts if p for n in leaves(p) if n.type in _USED}
+    words -= {decl.text(n) for p in parts if p for n in leaves(p) if n.id in names}
+    return decl.text(fn.child_by_field_name("name")), _go_signature(decl, fn), frozenset(words)
 
 
 def _go_signature(src: Source, fn: tree_sitter.Node) -> str:
@@ -837,16 +855,13 @@ class GoLanguage(TreeSitterLanguage):
             env={**env, "HOME": "{work_dir}"},
             cwd="{work_dir}/src",
         )
-        sources = "\0".join(
-            f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(work_files.items())
-        )
         # The toolchain's identity (its version, an image) joins the key in the pipeline.
         program = Program(
             files={},
             work_files=work_files,
             tests=tuple(tests),
             build=build,
-            build_key=content_key("go", " ".join(argv), sources),
+            build_key=build_key("go", argv, work_files),
             artefacts=("prog",),
             toolchains=(GO,),
         )

@@ -40,7 +40,7 @@ from importlib import resources
 import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
-from verifiers.keys import content_key
+from verifiers.keys import build_key
 from verifiers.languages.code_policy import Refusal, Source, first, leaves, normalized, walk
 from verifiers.languages.common import (
     TreeSitterLanguage,
@@ -441,13 +441,12 @@ class JavaLanguage(TreeSitterLanguage):
             limits=limits.step_limits(build=True, runtime_reserve=True),
             env={"PATH": "/usr/bin:/bin"},
         )
-        contents = "\0".join(f"{k}\0{v.decode(errors='replace')}" for k, v in sorted(files.items()))
         # The toolchain's identity (its version, an image) joins the key in the pipeline.
         program = Program(
             files=files,
             tests=tuple(tests),
             build=build,
-            build_key=content_key("java", " ".join(JAVAC_FLAGS), contents),
+            build_key=build_key("java", build.argv, files),
             artefacts=("prog.jar",),
             toolchains=(JAVA,),
         )
@@ -533,6 +532,88 @@ RESERVED_TYPES = _words(
     SuppressWarnings FunctionalInterface SafeVarargs Cloneable AutoCloseable Appendable
     Readable Runnable"""
 )
+#: The public types of the allowed packages (:data:`PACKAGES`, JDK 17), which the program,
+#: the tests and the declaration name by their simple names: a type of the program named
+#: like one, at any depth, would be what the name means in its scope (a nested ``Runtime``
+#: lifted the deny-list for the whole program; a nested ``List`` changes what the declared
+#: signature says; an own ``BigInteger`` made the library's look like the program's).
+LIBRARY_TYPES = _words(
+    """AbstractCollection AbstractList AbstractMap AbstractMethodError AbstractQueue
+    AbstractSequentialList AbstractSet AccessControlContext AccessControlException
+    AccessController AlgorithmConstraints AlgorithmParameterGenerator
+    AlgorithmParameterGeneratorSpi AlgorithmParameters AlgorithmParametersSpi AllPermission
+    Annotation Appendable ArithmeticException ArrayDeque ArrayIndexOutOfBoundsException
+    ArrayList ArrayStoreException Arrays AssertionError AttributedCharacterIterator
+    AttributedString AuthProvider AutoCloseable Base64 BaseStream BasicPermission BiConsumer
+    BiFunction BiPredicate Bidi BigDecimal BigInteger BinaryOperator BitSet Boolean
+    BooleanSupplier BootstrapMethodError BreakIterator Byte Calendar Certificate
+    CharSequence Character CharacterIterator ChoiceFormat Class ClassCastException
+    ClassCircularityError ClassFormatError ClassLoader ClassNotFoundException ClassValue
+    Clock CloneNotSupportedException Cloneable CodeSigner CodeSource
+    CollationElementIterator CollationKey Collator Collection Collections Collector
+    Collectors CompactNumberFormat Comparable Comparator Compiler
+    ConcurrentModificationException Consumer CryptoPrimitive Currency Date DateFormat
+    DateFormatSymbols DateTimeException DayOfWeek DecimalFormat DecimalFormatSymbols
+    Deprecated Deque Dictionary DigestException DigestInputStream DigestOutputStream
+    DomainCombiner DomainLoadStoreParameter Double DoubleBinaryOperator DoubleConsumer
+    DoubleFunction DoublePredicate DoubleStream DoubleSummaryStatistics DoubleSupplier
+    DoubleToIntFunction DoubleToLongFunction DoubleUnaryOperator DrbgParameters
+    DuplicateFormatFlagsException Duration EmptyStackException Enum
+    EnumConstantNotPresentException EnumMap EnumSet Enumeration Error EventListener
+    EventListenerProxy EventObject Exception ExceptionInInitializerError FieldPosition Float
+    Format FormatFlagsConversionMismatchException Formattable FormattableFlags Formatter
+    FormatterClosedException Function FunctionalInterface GeneralSecurityException
+    GregorianCalendar Guard GuardedObject HashMap HashSet Hashtable HexFormat Identity
+    IdentityHashMap IdentityScope IllegalAccessError IllegalAccessException
+    IllegalArgumentException IllegalCallerException IllegalFormatCodePointException
+    IllegalFormatConversionException IllegalFormatException IllegalFormatFlagsException
+    IllegalFormatPrecisionException IllegalFormatWidthException IllegalMonitorStateException
+    IllegalStateException IllegalThreadStateException IllformedLocaleException
+    IncompatibleClassChangeError IndexOutOfBoundsException InheritableThreadLocal
+    InputMismatchException Instant InstantSource InstantiationError InstantiationException
+    IntBinaryOperator IntConsumer IntFunction IntPredicate IntStream IntSummaryStatistics
+    IntSupplier IntToDoubleFunction IntToLongFunction IntUnaryOperator Integer InternalError
+    InterruptedException InvalidAlgorithmParameterException InvalidKeyException
+    InvalidParameterException InvalidPropertiesFormatException Iterable Iterator Key
+    KeyException KeyFactory KeyFactorySpi KeyManagementException KeyPair KeyPairGenerator
+    KeyPairGeneratorSpi KeyRep KeyStore KeyStoreException KeyStoreSpi
+    LayerInstantiationException LinkageError LinkedHashMap LinkedHashSet LinkedList List
+    ListIterator ListResourceBundle LocalDate LocalDateTime LocalTime Locale Long
+    LongBinaryOperator LongConsumer LongFunction LongPredicate LongStream
+    LongSummaryStatistics LongSupplier LongToDoubleFunction LongToIntFunction
+    LongUnaryOperator Map MatchResult Matcher Math MathContext MessageDigest
+    MessageDigestSpi MessageFormat MissingFormatArgumentException
+    MissingFormatWidthException MissingResourceException Module ModuleLayer Month MonthDay
+    NavigableMap NavigableSet NegativeArraySizeException NoClassDefFoundError
+    NoSuchAlgorithmException NoSuchElementException NoSuchFieldError NoSuchFieldException
+    NoSuchMethodError NoSuchMethodException NoSuchProviderException Normalizer
+    NullPointerException Number NumberFormat NumberFormatException ObjDoubleConsumer
+    ObjIntConsumer ObjLongConsumer Object Objects Observable Observer OffsetDateTime
+    OffsetTime Optional OptionalDouble OptionalInt OptionalLong OutOfMemoryError Override
+    PKCS12Attribute Package ParseException ParsePosition Pattern PatternSyntaxException
+    Period Permission PermissionCollection Permissions Policy PolicySpi Predicate
+    PrimitiveIterator Principal PriorityQueue PrivateKey PrivilegedAction
+    PrivilegedActionException PrivilegedExceptionAction Process ProcessBuilder ProcessHandle
+    Properties PropertyPermission PropertyResourceBundle ProtectionDomain Provider
+    ProviderException PublicKey Queue Random RandomAccess Readable Record
+    ReflectiveOperationException ResourceBundle RoundingMode RuleBasedCollator Runnable
+    Runtime RuntimeException RuntimePermission SafeVarargs Scanner SecureClassLoader
+    SecureRandom SecureRandomParameters SecureRandomSpi Security SecurityException
+    SecurityManager SecurityPermission ServiceConfigurationError ServiceLoader Set Short
+    Signature SignatureException SignatureSpi SignedObject Signer SimpleDateFormat
+    SimpleTimeZone SortedMap SortedSet Spliterator Spliterators SplittableRandom Stack
+    StackOverflowError StackTraceElement StackWalker Stream StreamSupport StrictMath String
+    StringBuffer StringBuilder StringCharacterIterator StringIndexOutOfBoundsException
+    StringJoiner StringTokenizer Supplier SuppressWarnings System Thread ThreadDeath
+    ThreadGroup ThreadLocal Throwable TimeZone Timer TimerTask Timestamp ToDoubleBiFunction
+    ToDoubleFunction ToIntBiFunction ToIntFunction ToLongBiFunction ToLongFunction
+    TooManyListenersException TreeMap TreeSet TypeNotPresentException URIParameter UUID
+    UnaryOperator UnknownError UnknownFormatConversionException UnknownFormatFlagsException
+    UnrecoverableEntryException UnrecoverableKeyException UnresolvedPermission
+    UnsatisfiedLinkError UnsupportedClassVersionError UnsupportedOperationException Vector
+    VerifyError VirtualMachineError Void WeakHashMap Year YearMonth ZoneId ZoneOffset
+    ZonedDateTime"""
+)
 _TYPE_DECLARATIONS = (
     "class_declaration",
     "interface_declaration",
@@ -540,6 +621,7 @@ _TYPE_DECLARATIONS = (
     "record_declaration",
     "annotation_type_declaration",
 )
+_NAMES = ("identifier", "type_identifier")
 _RUNS_CODE = ("method_invocation", "lambda_expression", "method_reference", "class_body")
 
 
@@ -551,6 +633,8 @@ class _Declared:
     method: str
     signature: str
     helpers: tuple[tuple[str, str], ...] = ()
+    #: The type names of the declared signature (``List``, ``Integer``, ``Optional``).
+    words: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=256)
@@ -574,11 +658,14 @@ def _declared(declaration: str | None) -> _Declared | None:
     helpers = tuple(
         (src.text(m.child_by_field_name("name")), normalized(src, m)) for m in methods[:-1]
     )
+    parts = [entry.child_by_field_name(f) for f in ("type_parameters", "type", "parameters")]
+    words = {src.text(n) for p in parts if p for n in leaves(p) if n.type == "type_identifier"}
     return _Declared(
         src.text(klass.child_by_field_name("name")),
         src.text(entry.child_by_field_name("name")),
         _java_signature(src, entry),
         helpers,
+        frozenset(words),
     )
 
 
@@ -667,7 +754,9 @@ class _JavaCheck:
         }
 
     def run(self) -> Refusal | None:
-        return first([self._parsed(), self._walk(), self._top(), self._signature()])
+        return first(
+            [self._parsed(), self._walk(), self._top(), self._type_names(), self._signature()]
+        )
 
     def refuse(self, node: tree_sitter.Node | None, rule: str, reason: str, hint: str) -> Refusal:
         return self.src.refuse(node, f"java/{rule}", reason, hint)
@@ -745,7 +834,9 @@ class _JavaCheck:
 
     def _name(self, node: tree_sitter.Node) -> Iterator[Refusal]:
         text = self.src.text(node)
-        if text in DENIED_TYPES and text != "System" and text not in self.own:
+        # Whatever the program declares: none of its types may take these names
+        # (_type_names), so here each is the library's.
+        if text in DENIED_TYPES and text != "System":
             yield self.refuse(
                 node,
                 "type",
@@ -769,7 +860,7 @@ class _JavaCheck:
         owner = self.src.text(target).replace(" ", "")
         if not field and member in DENIED_METHODS:
             yield self._reflection(node, f"`.{member}(...)`")
-        elif not field and member in PROCESS_METHODS and owner not in self.own:
+        elif not field and member in PROCESS_METHODS:
             yield self.refuse(
                 node,
                 "process",
@@ -917,6 +1008,38 @@ class _JavaCheck:
                     f"a top-level type named `{name}` would replace a type the tests or the "
                     "harness use (they share the program's package)",
                     "Use another name, or nest the class inside yours.",
+                )
+
+    def _type_names(self) -> Iterator[Refusal]:
+        """Types of the program at any depth (and type parameters): one name, one meaning.
+
+        A nested ``class Runtime`` or ``class List`` would be what that name means in its
+        scope, so that the deny-list, the declared signature and the program's reader
+        would each see another type than the library's: java.lang's and java.util's names,
+        the denied and reserved ones, the tests' words and the declared signature's are
+        refused wherever a type of the program would take them.
+        """
+        declared = self.declared
+        words = declared.words if declared is not None else frozenset()
+        taken = DENIED_TYPES | RESERVED_TYPES | LIBRARY_TYPES | self.used | self.test_types
+        for node in walk(self.src.root):
+            if node.type in _TYPE_DECLARATIONS:
+                name_node = node.child_by_field_name("name")
+                top = node.parent is not None and node.parent.type == "program"
+                if top and declared is not None and self.src.text(name_node) == declared.klass:
+                    continue
+            elif node.type == "type_parameter":
+                name_node = next((c for c in node.named_children if c.type in _NAMES), None)
+            else:
+                continue
+            name = self.src.text(name_node)
+            if name in taken or name in words:
+                yield self.refuse(
+                    node,
+                    "shadowing",
+                    f"a type named `{name}` would hide the library's `{name}` (or a name the "
+                    "tests or the declared signature use) in the code around it",
+                    "Give your type a name of its own.",
                 )
 
     def _signature(self) -> Iterator[Refusal]:

@@ -30,6 +30,7 @@ import secrets
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ import tree_sitter
 
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import RuntimeUnavailableError
-from verifiers.keys import content_key
+from verifiers.keys import build_key
 from verifiers.languages.code_policy import (
     COMMENTS,
     AllowList,
@@ -50,6 +51,7 @@ from verifiers.languages.code_policy import (
 )
 from verifiers.languages.common import (
     TreeSitterLanguage,
+    judge_build,
     judge_first,
     judge_pass_record,
     pin_toolchain,
@@ -78,6 +80,10 @@ MEMORY_MARKERS = (b"memory allocation of", b"out of memory", b"failed to allocat
 # crate) cannot name it, so it cannot call the harness's functions. Its macros are called
 # by their full paths: a program's macro_rules! defined before it would shadow them.
 _HARNESS_MODULE = f"__vf_harness_{secrets.token_hex(6)}"
+#: The module (and file) of the compiler's check of the declared signature.
+SIGNATURE_MODULE = f"__vf_signature_{secrets.token_hex(6)}"
+#: Where a rustc error is: its first ``--> file:line:column`` (warnings are off).
+_ERROR_AT = re.compile(r"^error(?:\[\w+\])?: .*\n\s*--> (.+?):\d+:\d+", re.M)
 _HARNESS = r"""
 #[allow(dead_code)]
 mod __vf_harness {
@@ -662,9 +668,12 @@ class _RustCheck:
         # header that the tests use: an item of the program with one of them would take its
         # place for the tests (their `use super::*` imports the program's names). Macros
         # are not here: the tests call the standard ones by their full path.
-        self.entry, self.declared, header = _declaration_facts(declaration or "")
-        protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates | header
-        self.protected = protected & self.test_uses
+        facts = _declaration_facts(declaration or "")
+        self.entry, self.declared = facts.entry, facts.signature
+        protected = PRIMITIVES | PRELUDE | set(_ROOTS) | policy.crates | facts.header
+        # The names the tests use, and those of the declared signature: a `struct String`
+        # of the program would be what the signature's `String` means to the spelled check.
+        self.protected = protected & (self.test_uses | facts.words)
         self._exposed: set[str] | None = None
 
     def run(self) -> Refusal | None:
@@ -963,16 +972,26 @@ class _RustCheck:
         if self._exposed is not None:
             return self._exposed
         named = self.test_uses
-        functions = {
-            self._item_name(i): i for i in self.src.root.named_children if i.type == "function_item"
-        }
+        # Functions of inline modules too: `use m::*` brings them where the tests look.
+        functions: dict[str, list[tree_sitter.Node]] = {}
+        for defined in self.items:
+            if defined.type == "function_item":
+                functions.setdefault(self._item_name(defined), []).append(defined)
         known = set(self.types) | set(self.aliases) | self.traits
         impls: dict[str, list[tree_sitter.Node]] = {}
+        wanted = named | {self.entry or ""}
         for node in walk(self.src.root, lambda n: n.type in _PRUNE):
             if node.type == "impl_item":
                 head = self._head(node.child_by_field_name("type")) or ""
                 impls.setdefault(head, []).append(node)
-        signatures = [functions[n] for n in (named | {self.entry or ""}) & set(functions)]
+            argument = node.child_by_field_name("argument")
+            if node.type == "use_declaration" and argument is not None:
+                # `use m::liar as is_odd`: the tests call `liar` by the name they know.
+                for path, binding, _, _ in _use_paths(self.src, argument, []):
+                    if binding in wanted and path:
+                        wanted = wanted | {path[-1]}
+        called = wanted & set(functions)
+        signatures = [fn for name in called for fn in functions[name]]
         exposed: set[str] = set()
         todo = list(named & known)
         while signatures or todo:
@@ -1031,12 +1050,13 @@ class _RustCheck:
             name = self._item_name(item)
             if name in self.protected:
                 yield self._shadowing(item, f"`{_ITEM_WORDS[item.type]} {name}`")
-            elif name == self.entry and item.type != "function_item":
+            elif name == self.entry and (item.type != "function_item" or not _at_root(item)):
                 yield self.src.refuse(
                     item,
                     "rust/signature",
-                    f"the entry point `{name}` must be a function",
-                    f"Define `{self.declared}`.",
+                    f"the entry point `{name}` must be a function of the crate root (not a "
+                    "module's, which a `use` could bring in)",
+                    f"Define `{self.declared}` at the top level.",
                 )
 
     def _signature(self) -> Iterator[Refusal]:
@@ -1073,23 +1093,109 @@ def _test_facts(test: str) -> tuple[frozenset[str], frozenset[str], frozenset[st
     return names, values, used
 
 
+@dataclass(frozen=True)
+class _Declared:
+    """What the policy and the build need of a declaration."""
+
+    #: The entry point's name (None without a declaration).
+    entry: str | None = None
+    #: Its signature, as :func:`_rust_signature` spells it.
+    signature: str = ""
+    #: The names the declaration's ``use`` header imports.
+    header: frozenset[str] = frozenset()
+    #: The names its signature uses (``Vec``, ``String``, ``i32``).
+    words: frozenset[str] = frozenset()
+    #: The compiler's check of the signature: a module of its own (see _signature_check).
+    check: str = ""
+
+
 @functools.lru_cache(maxsize=256)
-def _declaration_facts(declaration: str) -> tuple[str | None, str, frozenset[str]]:
-    """The declared entry point's name and signature, and the names its header imports."""
+def _declaration_facts(declaration: str) -> _Declared:
+    """The declared entry point's name and signature, the names its header imports."""
     if not declaration:
-        return None, "", frozenset()
+        return _Declared()
     decl = Source(GRAMMAR, declaration.rstrip() + "\n}\n")
     functions = [n for n in decl.root.named_children if n.type == "function_item"]
-    entry, signature = None, ""
-    if functions:
-        entry = _name(decl.text(functions[-1].child_by_field_name("name")))
-        signature = _rust_signature(decl, functions[-1])
     header: set[str] = set()
+    uses = []
     for node in decl.root.named_children:
         argument = node.child_by_field_name("argument") if node.type == "use_declaration" else None
         if argument is not None:
             header |= {b for _, b, _, _ in _use_paths(decl, argument, []) if b}
-    return entry, signature, frozenset(header)
+            uses.append(decl.text(node))
+    if not functions:
+        return _Declared(header=frozenset(header))
+    fn = functions[-1]
+    entry = _name(decl.text(fn.child_by_field_name("name")))
+    parts = [fn.child_by_field_name(f) for f in ("parameters", "return_type")]
+    words = {
+        _name(decl.text(n)) for part in parts if part for n in leaves(part) if n.type in _IDENTS
+    }
+    return _Declared(
+        entry,
+        _rust_signature(decl, fn),
+        frozenset(header),
+        frozenset(words),
+        _signature_check(decl, fn, entry, uses, header),
+    )
+
+
+def _signature_check(
+    decl: Source, fn: tree_sitter.Node, entry: str, uses: list[str], header: set[str]
+) -> str:
+    """A module that compiles only if the crate root's entry point is the declared function.
+
+    ``const _: fn(<declared parameter types>) -> <declared type> = crate::<entry>;``: a
+    function item coerces to a function pointer of exactly its own signature (lifetimes
+    aside), so a function of other types, a variable, a function of a module brought in by
+    a glob, or one returning a type of the program is a compile error. The module names
+    what the declaration's ``use`` header and the prelude give it and nothing of the
+    program's (no ``use super::*``): its ``String`` and ``i32`` are the library's, whatever
+    the program declares. A type the declaration takes from the program (HumanEval-X's
+    ``RtnType``) is named through the crate root. "" when the declaration is generic.
+    """
+    lifetimes = []
+    generics = fn.child_by_field_name("type_parameters")
+    for param in generics.named_children if generics is not None else []:
+        if param.type != "lifetime_parameter":
+            return ""  # a type or const parameter: no one function pointer type
+        lifetime = next((c for c in param.named_children if c.type == "lifetime"), None)
+        lifetimes.append(decl.text(lifetime))
+    if any(c.type == "where_clause" for c in fn.named_children):
+        return ""
+    params = fn.child_by_field_name("parameters")
+    types = []
+    for param in params.named_children if params is not None else []:
+        if param.type == "parameter":
+            types.append(decl.text(param.child_by_field_name("type")))
+        elif param.type not in COMMENTS:
+            return ""  # self or variadic: not a free function
+    returns = fn.child_by_field_name("return_type")
+    parts = [n for n in (params, returns) if n is not None]
+    if any(n.type == "abstract_type" for part in parts for n in walk(part)):
+        return ""  # `impl Trait`: no type to name
+    known = PRIMITIVES | PRELUDE | header
+    own = sorted(
+        {
+            _name(decl.text(n))
+            for part in parts
+            for n in walk(part)
+            if n.type == "type_identifier"
+            and (n.parent is None or n.parent.type != "scoped_type_identifier")
+            and _name(decl.text(n)) not in known
+        }
+    )
+    lines = [*uses]
+    if own:
+        lines.append(f"use crate::{{{', '.join(own)}}};")
+    prefix = f"for<{', '.join(lifetimes)}> " if lifetimes else ""
+    result = f" -> {decl.text(returns)}" if returns is not None else ""
+    lines.append(f"const _: {prefix}fn({', '.join(types)}){result} = crate::{entry};")
+    return "\n".join(lines) + "\n"
+
+
+def _at_root(item: tree_sitter.Node) -> bool:
+    return item.parent is not None and item.parent.type == "source_file"
 
 
 def _module_items(root: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -1274,6 +1380,7 @@ class RustLanguage(TreeSitterLanguage):
             link += ["--extern", crate]
         tests = []
         step_limits = limits.step_limits()
+        files: dict[str, bytes] = {}
         if isinstance(spec, StdioTests):
             source = code
             cfg: tuple[str, ...] = ()
@@ -1293,13 +1400,17 @@ class RustLanguage(TreeSitterLanguage):
                 f"{_without_main(code)}\n\n{_callable_tests(spec.test)}\n{_HARNESS}\n"
                 f"fn main() {{\n    {_HARNESS_MODULE}::run(&[\n        {table}\n    ]);\n}}\n"
             )
+            check = _declaration_facts(spec.declaration or "").check
+            if check:
+                # The compiler's check of the declared signature, in a file of its own (its
+                # errors are told apart by the file's name: interpret_build).
+                source += f"\nmod {SIGNATURE_MODULE};\n"
+                files[f"{SIGNATURE_MODULE}.rs"] = check.encode()
             cfg = ("--cfg", "test")
             for index in selected:
                 name = functions[index][0] if functions else ""
                 step = Step(argv=("{work_dir}/prog", name), limits=step_limits)
                 tests.append(ProgramTest(index=index, step=step, meta={"mode": "assert"}))
-        # Trailing whitespace changes nothing the compiler sees: keep it out of the key.
-        source = "\n".join(line.rstrip() for line in source.strip().splitlines()) + "\n"
         flags = (*FLAGS, *cfg)
         build = Step(
             argv=("{rustc}", *flags, "-o", "{work_dir}/prog", "{program_dir}/main.rs", *link),
@@ -1307,15 +1418,44 @@ class RustLanguage(TreeSitterLanguage):
             env={"PATH": "/usr/bin:/bin"},
         )
         # The toolchain's identity (rustc, crates, an image) joins the key in the pipeline.
+        files["main.rs"] = source.encode("utf-8", errors="surrogateescape")
         program = Program(
-            files={"main.rs": source.encode("utf-8", errors="surrogateescape")},
+            files=files,
             tests=tuple(tests),
             build=build,
-            build_key=content_key("rust", " ".join(flags), " ".join(link), source),
+            # The bytes rustc reads, as given: no normalisation (stripping a line's end
+            # would change a multi-line string literal, and splitlines() splits at U+2028).
+            build_key=build_key("rust", build.argv, files),
             artefacts=("prog",),
             toolchains=(RUST,),
         )
         return pin_toolchain(program, RUST, self._rustc)
+
+    def interpret_build(self, proc: ProcessResult, limits: Limits) -> TestOutcome:
+        """``compile_error``; or ``failed`` when the compiler's signature check alone failed.
+
+        Every program that defines the entry point as declared passes that check: a build
+        that fails in it only is the code policy's refusal, found by the compiler.
+        """
+        outcome = judge_build(proc, limits)
+        if outcome.status is not Status.COMPILE_ERROR:
+            return outcome
+        text = proc.stderr.decode(errors="replace")
+        where = {m.group(1).rsplit("/", 1)[-1] for m in _ERROR_AT.finditer(text)}
+        if where != {f"{SIGNATURE_MODULE}.rs"}:
+            return outcome
+        reason = (
+            "the entry point is not the declared function of the crate root: its type is not "
+            "the declared signature's (the compiler checked it)"
+        )
+        hint = "Define the entry point exactly as the task declares it, at the top level."
+        shown = outcome.message.replace(SIGNATURE_MODULE, "declared_signature")
+        message = Refusal("rust/signature", reason, hint=hint).describe()
+        return TestOutcome(
+            Status.FAILED,
+            f"{message}\nThe compiler:\n{shown}",
+            hack=f"code policy rust/signature: {reason}",
+        )
 
     def interpret(
         self,
