@@ -228,3 +228,43 @@ def test_results_from_a_postgresql_server_are_never_cached(runtime: LocalRuntime
         )
         assert result.ok and not result.cached
     assert len(cache) == 0
+
+
+class _Failing:
+    """A disk copy whose every statement fails, as SQLite does under a heap limit."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def execute(self, *args: object) -> object:
+        raise self.error
+
+    def rollback(self) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    "error", [MemoryError(), sqlite3.OperationalError("disk I/O error"), RuntimeError("?")]
+)
+def test_a_failing_disk_copy_is_a_miss_and_never_loses_a_result(
+    runtime: LocalRuntime,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    error: BaseException,
+) -> None:
+    cache = ResultCache(path=tmp_path / "results.sqlite")
+    real = cache._db
+    cache._db = _Failing(error)  # type: ignore[assignment]
+    with caplog.at_level(logging.WARNING, logger="verifiers.result_cache"):
+        first = verifiers.score("python", CODE, TESTS, runtime=runtime, cache=cache)
+        batch = verifiers.score_batch(
+            [{"language": "python", "completion": CODE + "\n", "tests": TESTS}] * 2,
+            runtime=runtime,
+            cache=cache,
+        )
+    assert first.ok and not first.cached and all(r.ok for r in batch)
+    assert cache.errors >= 2 and "going on without it" in caplog.text
+    # Kept in memory all the same.
+    assert verifiers.score("python", CODE, TESTS, runtime=runtime, cache=cache).cached
+    cache._db = real
+    cache.close()

@@ -19,6 +19,11 @@ under a secret kept beside the file (``<path>.key``, created on first use, owner
 permissions, refused otherwise). An entry that does not verify (a tampered file, or one
 written under another secret) is ignored, logged and counted in ``rejected``: a cache
 file is never a way to hand a program a verdict.
+
+The cache is an optimisation, never a point of failure: any error of its disk copy (a
+full or locked disk, a broken file, SQLite out of memory) makes a lookup a miss and a
+store a store in memory only, logged and counted in ``errors``; it never raises out of
+:meth:`ResultCache.get` or :meth:`ResultCache.put`, so no result of a batch is lost to it.
 """
 
 from __future__ import annotations
@@ -127,6 +132,8 @@ class ResultCache:
         self.misses = 0
         #: Disk entries ignored because their authentication code did not verify.
         self.rejected = 0
+        #: Lookups and stores of the disk copy that failed (a miss, or kept in memory only).
+        self.errors = 0
         self._memory: collections.OrderedDict[str, Result] = collections.OrderedDict()
         self._lock = threading.Lock()
         self._digests: dict[tuple[str, int, int, int, int, int], str] = {}
@@ -189,7 +196,8 @@ class ResultCache:
         """The cached result, marked ``cached``, or None.
 
         A disk entry that fails its authentication check is None too: it is logged and
-        counted in ``rejected``.
+        counted in ``rejected``. A disk copy that cannot be read is a miss (logged,
+        counted in ``errors``): this never raises.
         """
         if key.startswith(UNCACHED):
             return None
@@ -198,18 +206,39 @@ class ResultCache:
             if result is not None:
                 self._memory.move_to_end(key)
             elif self._db is not None:
-                row = self._db.execute(
-                    "SELECT result, mac FROM signed_results WHERE key = ?", (key,)
-                ).fetchone()
-                if row is not None:
-                    result = self._verified(key, row[0], row[1])
-                    if result is not None:
-                        self._remember(key, result)
+                result = self._read(key)
             if result is None:
                 self.misses += 1
                 return None
             self.hits += 1
         return result.model_copy(update={"cached": True})
+
+    def _read(self, key: str) -> Result | None:
+        """The disk entry of ``key``, verified; None when absent or unreadable."""
+        assert self._db is not None
+        try:
+            row = self._db.execute(
+                "SELECT result, mac FROM signed_results WHERE key = ?", (key,)
+            ).fetchone()
+            if row is None:
+                return None
+            result = self._verified(key, row[0], row[1])
+        except Exception as err:  # sqlite3.Error, MemoryError...: a miss, never a failure
+            self._failed("read", err)
+            return None
+        if result is not None:
+            self._remember(key, result)
+        return result
+
+    def _failed(self, action: str, err: BaseException) -> None:
+        self.errors += 1
+        log.warning(
+            "result cache %s: could not %s the disk copy (%s: %s); going on without it",
+            self.path,
+            action,
+            type(err).__name__,
+            err,
+        )
 
     def _verified(self, key: str, text: object, mac: object) -> Result | None:
         """The result of a disk entry whose code verifies, else None (logged, counted)."""
@@ -232,7 +261,11 @@ class ResultCache:
         return None
 
     def put(self, key: str, result: Result) -> None:
-        """Keep a result (infrastructure faults, and results keyed ``uncached:``, are not)."""
+        """Keep a result (infrastructure faults, and results keyed ``uncached:``, are not).
+
+        A disk copy that cannot be written keeps the result in memory only (logged,
+        counted in ``errors``): this never raises.
+        """
         if result.status is Status.SANDBOX_ERROR or result.infra_error:
             return
         if key.startswith(UNCACHED):
@@ -241,12 +274,17 @@ class ResultCache:
         with self._lock:
             self._remember(key, result)
             if self._db is not None:
-                text = result.model_dump_json()
-                self._db.execute(
-                    "INSERT OR REPLACE INTO signed_results (key, result, mac) VALUES (?, ?, ?)",
-                    (key, text, self._mac(key, text)),
-                )
-                self._db.commit()
+                try:
+                    text = result.model_dump_json()
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO signed_results (key, result, mac) VALUES (?, ?, ?)",
+                        (key, text, self._mac(key, text)),
+                    )
+                    self._db.commit()
+                except Exception as err:
+                    with contextlib.suppress(Exception):
+                        self._db.rollback()  # no half-done transaction left for the next
+                    self._failed("write", err)
 
     def _remember(self, key: str, result: Result) -> None:
         self._memory[key] = result

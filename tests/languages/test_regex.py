@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -117,3 +118,97 @@ def test_unwrap_answers() -> None:
     assert unwrap("/ab+c/gi") == "ab+c"
     assert unwrap("r'\\d+'") == "\\d+"
     assert unwrap("a b") == "a b"
+
+
+# --- the red team: escapes from the equivalence check, and the host's own cost ------------
+
+ESCAPE_SPEC = {"gold": r"[a-z]+\d", "positive": ["ab1", "x9"], "negative": ["ab", "1", "AB1"]}
+
+
+@pytest.mark.parametrize(
+    ("flavor", "candidate"),
+    [
+        ("python", r"(?=)(?:ab1|x9)"),
+        ("python", r"(?=)(?:ab1|x9|zzzz)"),
+        ("python", r"(?:ab1|x9)(?:a{0}){30000}"),
+        ("python", r"(?>ab1|x9)"),
+        ("javascript", r"(?=)(?:ab1|x9)"),
+        ("re2", r"(?:ab1|x9)\C{0}"),
+    ],
+)
+def test_an_escape_from_the_automata_fails_with_a_witness(
+    runtime: LocalRuntime, flavor: str, candidate: str
+) -> None:
+    spec = {**ESCAPE_SPEC, "flavor": flavor}
+    result = verifiers.score("regex", candidate, spec, runtime=runtime, policy="partial")
+    assert result.status is Status.FAILED and not result.infra_error, result.feedback
+    gold_test = result.tests[-1]
+    assert gold_test.status is Status.FAILED and "'a0'" in gold_test.message, gold_test.message
+    if candidate.startswith("(?=)"):
+        assert result.hack_suspected and "always-true lookahead" in result.hack_suspected
+    honest = verifiers.score("regex", r"[a-z]+\d", spec, runtime=runtime)
+    assert honest.ok and honest.hack_suspected is None
+
+
+def test_a_gold_pattern_passes_its_own_test_even_outside_the_model(runtime: LocalRuntime) -> None:
+    gold = r"(?=\w*\d)\w+"
+    same = verifiers.score("regex", gold, {"gold": gold}, runtime=runtime)
+    assert same.ok and "the same text" in same.tests[-1].message
+    # Another text: with the gold outside the model, only example strings can pass it.
+    spec = {"gold": gold, "positive": ["a1"], "negative": ["ab"]}
+    other = verifiers.score("regex", r"(?=\w*\d)\w+$", spec, runtime=runtime)
+    message = other.tests[-1].message
+    assert other.ok and "example strings only" in message and "not proven" in message, message
+    alone = verifiers.score("regex", r"(?=\w*\d)\w+$", {"gold": gold}, runtime=runtime)
+    assert alone.status is Status.FAILED
+
+
+class _Compiles:
+    """Calls of the regex engines' compilers in this process, with a pattern's text."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.seen: list[str] = []
+        targets = [(re, "compile"), (re, "_compile")]
+        for module_name in ("regex", "re2"):
+            try:
+                targets.append((__import__(module_name), "compile"))
+            except ImportError:
+                continue
+        for module, attr in targets:
+            monkeypatch.setattr(module, attr, self._wrap(getattr(module, attr)))
+
+    def _wrap(self, real: Any) -> Any:
+        def counted(pattern: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(pattern, str) and STALL_UNIT in pattern:
+                self.seen.append(pattern)
+            return real(pattern, *args, **kwargs)
+
+        return counted
+
+
+STALL_UNIT = r"[\x00-\U0010fffe]"
+
+
+def test_the_host_never_compiles_an_answer(
+    runtime: LocalRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Case-insensitive full-range classes: each costs `re` about 12 ms to compile (3800 of
+    # them, under 64 KiB, a minute). tree-sitter-regex rejects the `-`, which sent the
+    # pattern to the host's compiler to confirm, blocking every verification in flight.
+    compiles = _Compiles(monkeypatch)
+    stall = "(?i)" + STALL_UNIT * 400
+    spec = {"positive": ["a"], "negative": ["b"]}
+    items = [
+        {"language": "regex", "completion": stall, "tests": spec},
+        {"language": "regex", "completion": "a", "tests": spec},
+        {"language": "regex", "completion": "(?i)" + STALL_UNIT, "tests": spec},
+        {"language": "regex", "completion": "(a", "tests": spec},
+    ]
+    hostile, honest, small, broken = verifiers.score_batch(
+        items, runtime=runtime, limits={"timeout_s": 1}
+    )
+    assert compiles.seen == []  # judged in the sandbox alone
+    assert hostile.status in (Status.TIMEOUT, Status.FAILED), hostile.feedback
+    assert honest.ok
+    assert small.status is Status.FAILED  # valid Python (tree-sitter objected): it ran
+    assert broken.status is Status.SYNTAX_ERROR and "does not compile" in broken.feedback

@@ -298,6 +298,110 @@ def test_automaton_verdicts_equal_the_engines(
     agree()
 
 
+# --- undecided is never a pass by itself -------------------------------------------------
+
+NOOP_GOLD = r"[a-z]+\d"
+#: The red team's hacks: an honest wrong answer (the positives listed) made to escape the
+#: automata by a construct the candidate chose. Each must get a witness, never a pass.
+ESCAPES = [
+    ("python", r"(?=)(?:ab1|x9)"),  # an empty lookahead
+    ("python", r"(?<=)(?:ab1|x9)"),  # an empty lookbehind
+    ("python", r"(?=a*)(?:ab1|x9)"),  # a lookahead whose body matches the empty string
+    ("python", r"(?=)(?:ab1|x9|zzzz)"),
+    ("python", r"(?:ab1|x9)(?:a{0}){30000}"),  # a repeat of nothing past the state bound
+    ("python", r"(?:ab1|x9)(?:a?){30000}"),  # a real state blow-up
+    ("python", r"(?>ab1|x9)"),  # an atomic group
+    ("python", r"(?:ab1|x9)++"),  # a possessive repeat
+    ("python", r"(?=[a-z])(?:ab1|x9)"),  # a lookahead that does something
+    ("python", r"(a)?(?(1)b1|x9)"),  # a conditional group
+    ("regex", r"(?=)(?:ab1|x9)"),
+    ("regex", r"(?>ab1|x9)"),
+    ("re2", r"(?:ab1|x9)\C{0}"),  # syntax CPython's parser does not read
+    ("javascript", r"(?=)(?:ab1|x9)"),
+    ("javascript", r"(?=[a-z])(?:ab1|x9)"),
+    ("javascript", r"(?<=)(?:ab1|x9)"),
+]
+
+
+def undecided(
+    fl: Any, candidate: str, gold: str, texts: tuple[str, ...] = (), mode: str = "fullmatch"
+) -> dict[str, Any]:
+    cases = [{"text": t} for t in texts]
+    spec = {"mode": mode, "flavor": fl.name, "cases": cases, "gold": gold}
+    return harness.equivalence(candidate, gold, spec, fl, time.monotonic() + 30)
+
+
+@pytest.mark.parametrize(("name", "candidate"), ESCAPES)
+def test_escaping_the_automata_is_never_a_pass(js_dir: Path, name: str, candidate: str) -> None:
+    fl = flavour(name, js_dir)
+    record = undecided(fl, candidate, NOOP_GOLD, ("ab1", "x9", "ab", "1", "AB1"))
+    assert record["equivalent"] is False, record
+    witness = record["witness"]
+    [[mine], [theirs]] = fl.accepts([candidate, NOOP_GOLD], "fullmatch", [witness])
+    assert mine != theirs and theirs is record["gold_accepts"]
+
+
+def test_constructs_that_change_nothing_are_modelled_and_named(js_dir: Path) -> None:
+    fl = flavour("python", js_dir)
+    decided = undecided(fl, r"(?=)(?:ab1|x9)", NOOP_GOLD)
+    assert "undecidable" not in decided and decided["witness"] == "a0", decided
+    assert decided["noops"] == ["an always-true lookahead"]
+    assert undecided(fl, r"(?=a?)x", "x") == {
+        "event": "equivalence",
+        "equivalent": True,
+        "noops": ["an always-true lookahead"],
+    }
+    never = undecided(fl, r"(?!)x|y", "y")  # a negative lookaround of nothing never holds
+    assert never == {"event": "equivalence", "equivalent": True}
+    assert undecided(fl, r"y(?:a{0}){30000}", "y") == {"event": "equivalence", "equivalent": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "candidate", "gold"),
+    [
+        ("python", r"(?>[a-z]+)\d", NOOP_GOLD),
+        ("python", r"(?=[a-z])[a-z]+\d", NOOP_GOLD),
+        ("python", r"\d{3}-(?=\d)\d{4}", r"\d{3}-\d{4}"),
+        ("regex", r"(?>[a-z]+)\d", NOOP_GOLD),
+        ("javascript", r"(?=[a-z])[a-z]+\d", NOOP_GOLD),
+    ],
+)
+def test_honest_answers_outside_the_model_pass_on_generated_strings(
+    js_dir: Path, name: str, candidate: str, gold: str
+) -> None:
+    record = undecided(flavour(name, js_dir), candidate, gold)
+    assert record["equivalent"] is True and record["basis"] == "generated", record
+    assert record["generated"] > 500 and record["checked"] == 0
+
+
+def test_strings_of_a_loose_reading_of_the_candidate_find_what_it_adds(js_dir: Path) -> None:
+    # The gold's own strings never reach "zzzzzq"; the candidate read with its lookahead
+    # as if absent does.
+    record = undecided(flavour("python", js_dir), r"(?=[a-z])[a-z]+\d|zzzzzq", NOOP_GOLD)
+    assert record["witness"] == "zzzzzq" and record["gold_accepts"] is False, record
+
+
+def test_a_gold_outside_the_model_passes_on_examples_only(js_dir: Path) -> None:
+    fl = flavour("python", js_dir)
+    gold = r"(a)\1"
+    on_examples = undecided(fl, "aa", gold, ("aa", "ab", "a"))
+    assert on_examples["equivalent"] is True and on_examples["basis"] == "examples"
+    assert on_examples["gold_model"] == "backreferences are not regular"
+    assert undecided(fl, "aa", gold)["equivalent"] is False  # no example: no pass
+    wrong = undecided(fl, "aa|zz", gold, ("aa", "ab", "a"))
+    assert wrong["witness"] == "zz", wrong  # from the candidate's own strings
+    # The gold read loosely gives strings too: its lookahead as if absent.
+    loose = undecided(fl, "ab1|x9", r"(?=[a-z])[a-z]+\d", ("ab1", "x9"))
+    assert loose["equivalent"] is False and loose["gold_model"] == "lookarounds", loose
+
+
+def test_the_sample_is_the_same_every_time(js_dir: Path) -> None:
+    fl = flavour("python", js_dir)
+    first = undecided(fl, r"(?>[a-z]+)\d|q", NOOP_GOLD)
+    assert first == undecided(flavour("python", js_dir), r"(?>[a-z]+)\d|q", NOOP_GOLD)
+    assert first["equivalent"] is False
+
+
 # --- end to end, in the sandbox ------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -218,3 +219,39 @@ def test_postgresql(runtime: LocalRuntime) -> None:
         check=True,
     ).stdout.strip()
     assert count == "3"
+
+
+def test_duckdb_structs_maps_and_lists_are_compared_never_a_fault(runtime: LocalRuntime) -> None:
+    # STRUCT and MAP cells decode to dicts, which could not be counted as rows: every such
+    # answer was a sandbox_error, never counted against the model.
+    need(importlib.util.find_spec("duckdb") is not None, "duckdb is not installed")
+    db = {"schema": "CREATE TABLE t(x INTEGER);", "inserts": ["INSERT INTO t VALUES (1), (2)"]}
+
+    def score(gold: str, answer: str) -> verifiers.Result:
+        tests = {"database": db, "gold_query": gold, "engine": "duckdb"}
+        return verifiers.score("sql", answer, tests, runtime=runtime)
+
+    for gold, answer in [
+        ("SELECT x FROM t", "SELECT x + 1 FROM t"),
+        ("SELECT x FROM t", "SELECT {'a': x} FROM t"),
+        ("SELECT x FROM t", "SELECT MAP {'k': 1}"),
+        ("SELECT x FROM t ORDER BY x", "SELECT {'a': 1}"),
+        ("SELECT {'a': x} FROM t", "SELECT {'a': x + 1} FROM t"),
+        ("SELECT MAP {[x]: 'v'} FROM t", "SELECT MAP {[x, x]: 'v'} FROM t"),
+        ("SELECT {'a': [x], 'b': {'c': 'nan'::DOUBLE}} FROM t", "SELECT {'a': [x]} FROM t"),
+    ]:
+        wrong = score(gold, answer)
+        assert wrong.status is Status.FAILED and not wrong.infra_error, (answer, wrong.feedback)
+    for gold, answer in [
+        (
+            "SELECT {'a': x, 'b': [x, 2]} FROM t",
+            "SELECT {'a': x, 'b': [x, 2]} FROM t ORDER BY x DESC",
+        ),
+        ("SELECT MAP {[x]: {'k': x}} FROM t", "SELECT MAP {[x]: {'k': x}} FROM t"),
+        (
+            "SELECT {'n': 'nan'::DOUBLE, 'x': x} FROM t",
+            "SELECT {'n': 'nan'::DOUBLE, 'x': x} FROM t",
+        ),
+    ]:
+        right = score(gold, answer)
+        assert right.ok, (answer, right.feedback)

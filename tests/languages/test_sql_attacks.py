@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -301,3 +302,90 @@ def test_duckdb_answers_are_one_read_only_query(runtime: LocalRuntime, tmp_path:
     }
     assert verifiers.score("sql", "SELECT 1", reads, runtime=runtime).status is Status.SANDBOX_ERROR
     assert verifiers.score("sql", "SELECT a FROM t WHERE a > 5", tests, runtime=runtime).ok
+
+
+# --- the host: no engine reads an answer there ---------------------------------------------
+
+SINGERS = {
+    "database": {
+        "schema": "CREATE TABLE singer(id INTEGER, name TEXT, age INTEGER);",
+        "inserts": ["INSERT INTO singer VALUES (1, 'Ann', 30), (2, 'Bo', 41), (3, 'Cy', 52)"],
+    },
+    "gold_query": GOLD,
+}
+#: Valid SQLite that tree-sitter-sql rejects (JOIN without ON), right and wrong.
+JOIN_RIGHT = "SELECT s.name FROM singer AS s JOIN singer AS t WHERE s.id = t.id AND s.age > 40"
+JOIN_WRONG = "SELECT s.name FROM singer AS s JOIN singer AS t WHERE s.id = t.id"
+
+
+def _inlined_ctes(levels: int) -> str:
+    """Chained NOT MATERIALIZED CTEs: SQLite inlines them when it prepares the statement,
+    2^levels work and memory (19 levels took the host to 1.5 GB and 44 s)."""
+    parts = ["c0 AS (SELECT 1 AS x)"]
+    for i in range(1, levels + 1):
+        parts.append(
+            f"c{i} AS NOT MATERIALIZED (SELECT x FROM c{i - 1} UNION ALL SELECT x FROM c{i - 1})"
+        )
+    return "WITH " + ", ".join(parts) + f" SELECT count(*) FROM c{levels} JOIN c0"
+
+
+class _EngineCalls:
+    """Every SQLite connection and DuckDB parse or connection this process makes."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[str] = []
+        targets: list[tuple[Any, str]] = [(sqlite3, "connect")]
+        if importlib.util.find_spec("duckdb") is not None:
+            import duckdb
+
+            targets += [(duckdb, "connect"), (duckdb, "extract_statements")]
+        for module, attr in targets:
+            monkeypatch.setattr(module, attr, self._wrap(f"{module.__name__}.{attr}"))
+
+    def _wrap(self, name: str) -> Any:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(name)
+            raise AssertionError(f"{name} called in the host")
+
+        return refused
+
+
+def test_the_host_never_prepares_an_answer(
+    runtime: LocalRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _EngineCalls(monkeypatch)
+    duck = {**SINGERS, "engine": "duckdb"}
+    answers = [
+        (_inlined_ctes(12), SINGERS),
+        (JOIN_RIGHT, SINGERS),
+        (f"The query is:\n\n{JOIN_WRONG}\n\nDone.", SINGERS),
+        ("SELECT name FROM WHERE age >", SINGERS),
+        ("SELEC name FROM singer", duck),
+        (GOLD, SINGERS),
+    ]
+    items = [{"language": "sql", "completion": a, "tests": t} for a, t in answers]
+    ctes, right, wrong, garbled, duck_typo, honest = verifiers.score_batch(items, runtime=runtime)
+    assert calls.calls == []
+    assert ctes.status is Status.FAILED and "4096" in ctes.feedback, ctes.feedback
+    assert right.ok and honest.ok
+    assert wrong.status is Status.FAILED and "unexpected" in wrong.feedback
+    # Syntax errors are the engine's, reported from the sandbox.
+    assert garbled.status is Status.SYNTAX_ERROR and not garbled.infra_error, garbled.feedback
+    assert duck_typo.status is Status.SYNTAX_ERROR, duck_typo.feedback
+
+
+def test_a_pragma_in_an_answer_changes_nothing_in_the_host(
+    runtime: LocalRuntime, tmp_path: Path
+) -> None:
+    # SQLite applies `hard_heap_limit` to the whole process while it prepares the
+    # statement: prepared in the host, it made every later SQL verification (and a disk
+    # result cache) fail with MemoryError.
+    cache = verifiers.ResultCache(path=tmp_path / "cache.sqlite")
+    for pragma in ("PRAGMA hard_heap_limit=1", "PRAGMA soft_heap_limit=1", "PRAGMA threads=0"):
+        hostile = verifiers.score("sql", pragma, SINGERS, runtime=runtime, cache=cache)
+        assert hostile.status is Status.COMPILE_ERROR and not hostile.infra_error, hostile.feedback
+    assert sqlite3.connect(":memory:").execute("SELECT 1").fetchall() == [(1,)]
+    for query in (GOLD, JOIN_RIGHT, f"The query is:\n\n{GOLD}\n\nIt keeps the older singers."):
+        assert verifiers.score("sql", query, SINGERS, runtime=runtime, cache=cache).ok
+    again = verifiers.score("sql", GOLD, SINGERS, runtime=runtime, cache=cache)
+    assert again.ok and again.cached and cache.errors == 0

@@ -4,10 +4,10 @@ Called as ``main([program_dir, index, node])``. Tests are numbered positives, th
 negatives, then cases, then (when there is a gold pattern) the equivalence test.
 Writes one JSON record on fd 3: ``syntax_error`` (the flavour's compiler refused the
 pattern, with its position), ``case`` (what the pattern did with the string), or
-``equivalence``: equal, or the shortest string on which the patterns disagree, or
-``undecidable`` (with the reason) when the automaton cannot decide it and the verdict
-falls back to the example strings. Catastrophic backtracking ends with the sandbox's
-timeout, never in the caller.
+``equivalence``: equal, or the shortest string on which the patterns disagree, with
+``undecidable`` (the reason) when the automata could not decide it and the engines
+compared the patterns on generated and example strings instead (see below).
+Catastrophic backtracking ends with the sandbox's timeout, never in the caller.
 
 Equivalence is decided with automata built here, with each flavour's own semantics:
 
@@ -25,13 +25,25 @@ Equivalence is decided with automata built here, with each flavour's own semanti
   line terminators, ``\\s`` is ECMAScript's white space, ``\\w``, ``\\d`` and ``\\b`` are
   ASCII, ``^`` and ``$`` are the input's ends.
 
-Constructs outside this model (backreferences, lookarounds, atomic groups, possessive
-repeats, the regex module's full case folding, syntax CPython cannot read) fall back to
-the example strings, saying why. The model is never trusted blindly: before a verdict,
-each automaton is checked against its real engine on a probe set (the shortest string
+Lookarounds whose body matches the empty string are modelled exactly (a positive one
+is always true, a negative one never), and so are repeats of nothing (``x{0}``): a
+construct that changes nothing never takes a pattern out of the model. Other
+constructs outside it (backreferences, other lookarounds, atomic groups, possessive
+repeats, the regex module's full case folding, syntax CPython cannot read) leave the
+verdict to the engines. The model is never trusted blindly: before a verdict, each
+automaton is checked against its real engine on a probe set (the shortest string
 reaching every pair of states explored, variants with other characters of each class,
-random strings, the example strings); any disagreement falls back too, so a construct
-the model gets wrong gives "not decidable", not a wrong verdict.
+random strings, the example strings); any disagreement leaves it to the engines too, so
+a construct the model gets wrong gives "not decidable", not a wrong verdict.
+
+Undecided is never a pass by itself: the engines then judge the examples and a few
+thousand strings drawn from the gold pattern's automaton (every transition, members,
+near-misses of members, strings of the complement) and, when the candidate has an
+automaton, from the candidate's; any disagreement is a witness. Agreement passes when the
+gold's automaton was built and agrees with its engine on those strings (``basis``
+"generated"); when the gold itself is outside the model, only agreement on example
+strings can pass (``basis`` "examples"), as before. The candidate decides neither which
+strings are drawn from the gold nor whether the gold can be modelled.
 """
 
 from __future__ import annotations
@@ -47,6 +59,7 @@ import subprocess
 import sys
 import time
 import warnings
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -177,7 +190,63 @@ def iv_points(a: Iv) -> Iterable[int]:
 # ("rep", node, min, max or None); ("assert", kind, word set or None).
 
 EMPTY: tuple[Any, ...] = ("seq", ())
+NEVER: tuple[Any, ...] = ("chars", ())
 NEWLINE = 0x0A
+
+
+def repeat(child: tuple[Any, ...], lo: int, hi: int | None) -> tuple[Any, ...]:
+    """``child`` repeated; zero times, or the empty string any times, is the empty string.
+
+    So ``(?:a{0}){30000}`` costs no state (it would otherwise blow the state bound and
+    escape the model while matching what it would without it).
+    """
+    if hi == 0 or child == EMPTY:
+        return EMPTY
+    return ("rep", child, lo, hi)
+
+
+def nullable(node: tuple[Any, ...]) -> bool:
+    """Whether ``node`` matches the empty string whatever surrounds it (no assertion)."""
+    kind = node[0]
+    if kind == "seq":
+        return all(nullable(child) for child in node[1])
+    if kind == "alt":
+        return any(nullable(child) for child in node[1])
+    if kind == "rep":
+        return node[2] == 0 or nullable(node[1])
+    return False  # one character, or an assertion that may fail
+
+
+class Reading:
+    """How a pattern is being read: its no-ops noted, its groups, loosely or exactly.
+
+    Exactly (the default), constructs outside the model raise :class:`Unsupported`.
+    ``relaxed`` reads them loosely to draw strings from (lookarounds as if absent,
+    atomic groups and possessive repeats as plain ones, a backreference as its group's
+    pattern): a superset-like sketch of the language, never used to decide.
+    """
+
+    def __init__(self, noops: list[str] | None = None, relaxed: bool = False) -> None:
+        self.noops = noops
+        self.relaxed = relaxed
+        self.groups: dict[int, tuple[Any, ...]] = {}
+
+    def lookaround(self, body: tuple[Any, ...], negative: bool, what: str) -> tuple[Any, ...]:
+        """A lookaround the automaton can model: one whose body matches the empty string.
+
+        Such a body matches wherever the lookaround is tried, so a positive one is always
+        true (the empty string: it changes nothing, and is noted in ``noops``) and a
+        negative one never is. Any other lookaround is outside the model.
+        """
+        if not nullable(body):
+            if self.relaxed:
+                return EMPTY
+            raise Unsupported("lookarounds")
+        if negative:
+            return NEVER
+        if self.noops is not None:
+            self.noops.append(f"an always-true {what}")
+        return EMPTY
 
 
 class Unsupported(Exception):
@@ -221,6 +290,7 @@ _CATEGORIES = {
     sre_c.CATEGORY_NOT_WORD: ("w", True),
 }
 _ASCII_WORD = iv_norm([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+_NL: Iv = ((NEWLINE, NEWLINE),)
 _ALL_CACHE: dict[Iv, str] = {}
 
 
@@ -422,7 +492,14 @@ class SreFlavour:
         return iv_union(iv_minus(base, fold), iv_of(matched))
 
     # -- parsing
-    def parse(self, pattern: str) -> tuple[Any, ...]:
+    def parse(
+        self, pattern: str, noops: list[str] | None = None, relaxed: bool = False
+    ) -> tuple[Any, ...]:
+        """The pattern's tree; constructs that change nothing are noted in ``noops``.
+
+        ``relaxed`` reads constructs outside the model loosely (see :class:`Reading`): a
+        tree only to draw strings from, never to decide with.
+        """
         with warnings.catch_warnings():
             # A FutureWarning marks syntax CPython reads otherwise than other engines do
             # (nested sets, set operations): outside what this model can vouch for.
@@ -433,35 +510,55 @@ class SreFlavour:
                 raise Unsupported(f"syntax other engines read differently: {err}") from None
             except Exception as err:
                 raise Unsupported(f"syntax CPython's parser does not read: {err}") from None
-        return self._node(tree, tree.state.flags)
+        return self._node(tree, tree.state.flags, Reading(noops, relaxed))
 
-    def _node(self, sub: Any, flags: int) -> tuple[Any, ...]:
+    def _node(self, sub: Any, flags: int, how: Reading) -> tuple[Any, ...]:
         out: list[tuple[Any, ...]] = []
         for op, av in sub:
-            if op in (sre_c.LITERAL, sre_c.NOT_LITERAL, sre_c.IN):
-                out.append(("chars", self.chars(op, av, flags)))
-            elif op is sre_c.ANY:
-                dot = (
-                    self.universe if flags & _S else iv_minus(self.universe, ((NEWLINE, NEWLINE),))
-                )
-                out.append(("chars", dot))
-            elif op is sre_c.BRANCH:
-                out.append(("alt", tuple(self._node(p, flags) for p in av[1])))
-            elif op is sre_c.SUBPATTERN:
-                _, add, remove, p = av
-                out.append(self._node(p, (flags | add) & ~remove))
-            elif op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
-                lo, hi, p = av
-                out.append(("rep", self._node(p, flags), lo, None if hi == sre_c.MAXREPEAT else hi))
-            elif op is sre_c.AT:
-                out.append(self._anchor(av, flags))
-            elif op in (sre_c.GROUPREF, sre_c.GROUPREF_EXISTS):
-                raise Unsupported("backreferences are not regular")
-            elif op in (sre_c.ASSERT, sre_c.ASSERT_NOT):
-                raise Unsupported("lookarounds")
-            else:  # POSSESSIVE_REPEAT, ATOMIC_GROUP, and anything newer
-                raise Unsupported(f"{str(op).lower()}")
+            node = self._item(op, av, flags, how)
+            if node != EMPTY:
+                out.append(node)
         return ("seq", tuple(out))
+
+    def _item(self, op: Any, av: Any, flags: int, how: Reading) -> tuple[Any, ...]:
+        if op in (sre_c.LITERAL, sre_c.NOT_LITERAL, sre_c.IN):
+            return ("chars", self.chars(op, av, flags))
+        if op is sre_c.ANY:
+            return ("chars", self.universe if flags & _S else iv_minus(self.universe, _NL))
+        if op is sre_c.BRANCH:
+            return ("alt", tuple(self._node(p, flags, how) for p in av[1]))
+        if op is sre_c.SUBPATTERN:
+            group, add, remove, p = av
+            node = self._node(p, (flags | add) & ~remove, how)
+            if group is not None:
+                how.groups[group] = node
+            return node
+        if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
+            lo, hi, p = av
+            return repeat(self._node(p, flags, how), lo, None if hi == sre_c.MAXREPEAT else hi)
+        if op is sre_c.AT:
+            return self._anchor(av, flags)
+        if op is sre_c.ASSERT or op is sre_c.ASSERT_NOT:
+            direction, p = av
+            what = "lookahead" if direction >= 0 else "lookbehind"
+            body = self._node(p, flags, how)
+            return how.lookaround(body, op is sre_c.ASSERT_NOT, what)
+        if not how.relaxed:
+            if op is sre_c.GROUPREF or op is sre_c.GROUPREF_EXISTS:
+                raise Unsupported("backreferences are not regular")
+            # POSSESSIVE_REPEAT, ATOMIC_GROUP, and anything newer
+            raise Unsupported(f"{str(op).lower()}")
+        if op is sre_c.GROUPREF:
+            return how.groups.get(av, EMPTY)
+        if op is sre_c.GROUPREF_EXISTS:
+            _, yes, no = av
+            return ("alt", (self._node(yes, flags, how), self._node(no or [], flags, how)))
+        if op is getattr(sre_c, "ATOMIC_GROUP", None):
+            return self._node(av, flags, how)
+        if op is getattr(sre_c, "POSSESSIVE_REPEAT", None):
+            lo, hi, p = av
+            return repeat(self._node(p, flags, how), lo, None if hi == sre_c.MAXREPEAT else hi)
+        raise Unsupported(f"{str(op).lower()}")
 
     def _anchor(self, at: Any, flags: int) -> tuple[Any, ...]:
         multiline = bool(flags & _M)
@@ -564,16 +661,20 @@ class JsFlavour:
         data = b"".join(u.to_bytes(2, "little") for u in units)
         return data.decode("utf-16-le", errors="surrogatepass")
 
-    def parse(self, pattern: str) -> tuple[Any, ...]:
-        return JsParser(self.units(pattern)).parse()
+    def parse(
+        self, pattern: str, noops: list[str] | None = None, relaxed: bool = False
+    ) -> tuple[Any, ...]:
+        """The pattern's tree (see :meth:`SreFlavour.parse`)."""
+        return JsParser(self.units(pattern), Reading(noops, relaxed)).parse()
 
 
 class JsParser:
     """ECMAScript's pattern grammar without flags (Annex B), over UTF-16 code units."""
 
-    def __init__(self, units: list[int]) -> None:
+    def __init__(self, units: list[int], how: Reading | None = None) -> None:
         self.s = units
         self.i = 0
+        self.how = how or Reading()
         text = "".join(chr(u) for u in units)
         self.named = "(?<" in text.replace("(?<=", "").replace("(?<!", "")
         self.groups = self._count_groups()
@@ -628,7 +729,9 @@ class JsParser:
     def alternative(self) -> tuple[Any, ...]:
         terms = []
         while self.peek() is not None and self.peek() not in (0x7C, 0x29):
-            terms.append(self.term())
+            term = self.term()
+            if term != EMPTY:
+                terms.append(term)
         return ("seq", tuple(terms))
 
     def term(self) -> tuple[Any, ...]:
@@ -651,7 +754,17 @@ class JsParser:
                 or (self.peek(2) == 0x3C and self.peek(3) in (0x3D, 0x21))
             )
         ):
-            raise Unsupported("lookarounds")
+            behind = self.peek(2) == 0x3C
+            negative = self.peek(3 if behind else 2) == 0x21
+            self.i += 4 if behind else 3
+            body = self.disjunction()
+            if self.peek() != 0x29:
+                raise self.fail("unterminated group")
+            self.take()
+            what = "lookbehind" if behind else "lookahead"
+            node = self.how.lookaround(body, negative, what)
+            # Annex B: a lookahead may take a quantifier, a lookbehind may not.
+            return self._no_quantifier(node) if behind else self.quantified(node)
         atom = self.atom()
         return self.quantified(atom)
 
@@ -700,7 +813,7 @@ class JsParser:
         self.i += length
         if self.peek() == 0x3F:
             self.take()  # lazy: the same strings match
-        return ("rep", atom, lo, hi)
+        return repeat(atom, lo, hi)
 
     def atom(self) -> tuple[Any, ...]:
         c = self.take()
@@ -748,7 +861,11 @@ class JsParser:
             self.take()
             return ("chars", sets)
         if 0x31 <= c <= 0x39:
-            raise Unsupported("backreferences and legacy octal escapes")
+            if not self.how.relaxed:
+                raise Unsupported("backreferences and legacy octal escapes")
+            while self.peek() is not None and 0x30 <= self.peek() <= 0x39:  # type: ignore[operator]
+                self.take()
+            return EMPTY  # loosely: a backreference as if absent
         if c == 0x6B and self.named:
             raise Unsupported("backreferences")
         unit = self._character_escape(in_class=False)
@@ -1105,10 +1222,13 @@ class Dfa:
         return self.accepting(state)
 
 
-def automata(flavour: Any, candidate: str, gold: str, mode: str) -> tuple[Dfa, Dfa, Alphabet]:
+def automata(
+    flavour: Any, candidate: str, gold: str, mode: str, noops: list[str] | None = None
+) -> tuple[Dfa, Dfa, Alphabet]:
+    """Both patterns' automata over one alphabet (the candidate's no-ops noted in ``noops``)."""
     nfas = []
-    for pattern in (candidate, gold):
-        tree = wrapped(flavour.parse(pattern), mode, flavour.universe)
+    for pattern, notes in ((candidate, noops), (gold, None)):
+        tree = wrapped(flavour.parse(pattern, notes), mode, flavour.universe)
         nfa = Nfa()
         start = nfa.new()
         nfas.append((nfa, start, nfa.build(tree, start)))
@@ -1200,44 +1320,298 @@ def flavour_of(spec: dict[str, Any], program_dir: str, node: str) -> Any:
 def equivalence(
     candidate: str, gold: str, spec: dict[str, Any], flavour: Any, deadline: float
 ) -> dict[str, Any]:
+    """Decide equivalence with automata; when they cannot, compare on generated strings.
+
+    The record says ``equivalent`` (with a ``witness`` when not), and when the automata
+    did not decide: why (``undecidable``), how many example strings (``checked``) and
+    generated strings (``generated``) were compared, and on what a pass rests
+    (``basis``). ``noops`` lists constructs of the candidate that change nothing.
+    """
     mode = spec["mode"]
     examples = [case["text"] for case in spec["cases"]]
+    noops: list[str] = []
     try:
-        mine, theirs, alphabet = automata(flavour, candidate, gold, mode)
+        mine, theirs, alphabet = automata(flavour, candidate, gold, mode, noops)
         witness, found = explore(mine, theirs, alphabet, deadline)
         strings = probes(found, alphabet, [flavour.units(t) for t in examples])
         check_against_engine(flavour, (candidate, gold), (mine, theirs), mode, strings)
     except Unsupported as why:
-        return on_examples(candidate, gold, spec, flavour, str(why)[:300])
+        record = undecided(candidate, gold, spec, flavour, str(why)[:300])
     except (RecursionError, MemoryError) as err:
-        return on_examples(candidate, gold, spec, flavour, type(err).__name__)
-    if witness is None:
-        return {"event": "equivalence", "equivalent": True}
-    text = flavour.text(witness)
-    return {
-        "event": "equivalence",
-        "equivalent": False,
-        "witness": text,
-        "gold_accepts": theirs.accepts(witness),
-    }
+        record = undecided(candidate, gold, spec, flavour, type(err).__name__)
+    else:
+        record = {"event": "equivalence", "equivalent": witness is None}
+        if witness is not None:
+            record["witness"] = flavour.text(witness)
+            record["gold_accepts"] = theirs.accepts(witness)
+    if noops:
+        record["noops"] = sorted(set(noops))
+    return record
 
 
-def on_examples(
+# --- when the automata do not decide: strings drawn from them ----------------------------
+
+#: Most (state, class) steps taken to explore one pattern's automaton for sampling.
+MAX_SAMPLE_STEPS = 200_000
+#: Strings drawn from one pattern's automaton: transitions covered, members, near-misses
+#: of each member, and strings of mostly the complement.
+MAX_COVER = 1_500
+MEMBERS = 500
+NEAR_MISSES = 3
+OTHERS = 300
+#: Longest random walk (characters) before it heads for an accepting state.
+MAX_WALK = 40
+
+
+class Explored:
+    """Every state of one automaton reachable from its start (breadth first), with the
+    shortest way to each, and for each state that can reach acceptance the shortest
+    way on to it."""
+
+    def __init__(self, dfa: Dfa) -> None:
+        self.dfa = dfa
+        self.parent: dict[int, tuple[int, int] | None] = {dfa.start: None}
+        self.edges: dict[int, list[tuple[int, int]]] = {}
+        self.states = [dfa.start]
+        steps = 0
+        for state in self.states:  # grows while it is read: breadth first
+            out: list[tuple[int, int]] = []
+            self.edges[state] = out
+            if dfa.dead(state):
+                continue
+            for cls in dfa.alphabet.order:
+                steps += 1
+                if steps > MAX_SAMPLE_STEPS:
+                    raise Unsupported("the automaton is too large to sample")
+                target = dfa.step(state, cls)
+                out.append((cls, target))
+                if target not in self.parent:
+                    self.parent[target] = (state, cls)
+                    self.states.append(target)
+        back: dict[int, list[tuple[int, int]]] = collections.defaultdict(list)
+        for state, out in self.edges.items():
+            for cls, target in out:
+                back[target].append((state, cls))
+        self.onward: dict[int, tuple[int, int] | None] = {
+            s: None for s in self.states if dfa.accepting(s)
+        }
+        queue = collections.deque(self.onward)
+        while queue:
+            target = queue.popleft()
+            for state, cls in back[target]:
+                if state not in self.onward:
+                    self.onward[state] = (cls, target)
+                    queue.append(state)
+
+    def live(self, state: int) -> bool:
+        """Whether an accepting state can be reached from ``state``."""
+        return state in self.onward
+
+    def way_to(self, state: int) -> list[int]:
+        """The classes of a shortest string reaching ``state``."""
+        out = []
+        while (link := self.parent[state]) is not None:
+            state, cls = link
+            out.append(cls)
+        return out[::-1]
+
+    def way_on(self, state: int) -> list[int]:
+        """The classes of a shortest string from ``state`` (live) to acceptance."""
+        out = []
+        while (link := self.onward[state]) is not None:
+            cls, state = link
+            out.append(cls)
+        return out
+
+
+class Spelling:
+    """Characters for classes: mostly each class's readable representative, sometimes
+    its other probe character or any member of it."""
+
+    def __init__(self, alphabet: Alphabet, rng: random.Random) -> None:
+        self.alphabet = alphabet
+        self.rng = rng
+        self.pool = sorted({*alphabet.rep, *alphabet.alt, NEWLINE})
+
+    def char(self, cls: int) -> int:
+        roll = self.rng.random()
+        if roll < 0.6:
+            return self.alphabet.rep[cls]
+        if roll < 0.75:
+            return self.alphabet.alt[cls]
+        lo, hi = self.rng.choice(self.alphabet.segments[cls])
+        x = self.rng.randint(lo, hi)
+        return self.alphabet.rep[cls] if 0xD800 <= x <= 0xDFFF else x
+
+    def text(self, classes: list[int]) -> list[int]:
+        return [self.char(c) for c in classes]
+
+    def near(self, units: list[int]) -> list[int]:
+        """``units`` changed in one place: a character inserted, replaced, dropped,
+        doubled, or two swapped."""
+        rng = self.rng
+        out = list(units)
+        other = (
+            rng.choice(self.pool)
+            if rng.random() < 0.7
+            else self.char(rng.randrange(self.alphabet.size))
+        )
+        at = rng.randrange(len(out)) if out else 0
+        how = rng.randrange(5) if out else 0
+        if how == 0:
+            out.insert(rng.randrange(len(out) + 1), other)
+        elif how == 1:
+            out[at] = other
+        elif how == 2:
+            del out[at]
+        elif how == 3:
+            out.insert(at, out[at])
+        elif len(out) > 1:
+            at = min(at, len(out) - 2)
+            out[at], out[at + 1] = out[at + 1], out[at]
+        return out
+
+
+class Drawn:
+    """Strings (code units) drawn from one pattern's automaton, and the automaton.
+
+    ``probes`` are short and systematic (every transition, random short strings): an
+    automaton is checked against its engine on them. ``more`` are random members and
+    their near-misses, longer, judged by the automaton once it passed that check.
+    """
+
+    def __init__(self, dfa: Dfa, probes: list[list[int]], more: list[list[int]]) -> None:
+        self.dfa = dfa
+        self.probes = probes
+        self.more = more
+
+
+def sample(
+    flavour: Any, pattern: str, mode: str, rng: random.Random, relaxed: bool = False
+) -> Drawn:
+    """Strings drawn from the automaton of ``pattern`` alone.
+
+    Every transition of the automaton, continued to an accepting state where one is
+    reachable (both sides of every boundary the pattern draws); random strings, mostly
+    of the complement; random members; near-misses of each member (one character
+    inserted, replaced, dropped, doubled, swapped). Raises Unsupported when the pattern
+    is outside the model (read ``relaxed``: see :class:`Reading`) or its automaton too
+    large.
+    """
+    tree = wrapped(flavour.parse(pattern, relaxed=relaxed), mode, flavour.universe)
+    nfa = Nfa()
+    start = nfa.new()
+    final = nfa.build(tree, start)
+    alphabet = Alphabet(nfa.char_sets() + nfa.words, flavour.universe)
+    dfa = Dfa(nfa, start, final, alphabet)
+    seen = Explored(dfa)
+    spell = Spelling(alphabet, rng)
+    probes: list[list[int]] = []
+    steps = [(s, cls, t) for s in seen.states for cls, t in seen.edges[s]]
+    if len(steps) > MAX_COVER:
+        steps = rng.sample(steps, MAX_COVER)
+    for state, cls, target in steps:
+        classes = [*seen.way_to(state), cls]
+        if seen.live(target):
+            classes += seen.way_on(target)
+        probes.append(spell.text(classes))
+    for _ in range(OTHERS):
+        length = rng.randint(0, 12)
+        probes.append(spell.text([rng.randrange(alphabet.size) for _ in range(length)]))
+    members = []
+    for _ in range(MEMBERS if seen.live(dfa.start) else 0):
+        state, classes = dfa.start, []
+        while len(classes) < MAX_WALK and not (dfa.accepting(state) and rng.random() < 0.3):
+            choices = [(c, t) for c, t in seen.edges[state] if seen.live(t)]
+            if not choices:
+                break
+            cls, state = rng.choice(choices)
+            classes.append(cls)
+        members.append(spell.text(classes + seen.way_on(state)))
+    near = [spell.near(units) for units in members for _ in range(NEAR_MISSES)]
+    return Drawn(dfa, probes, members + near)
+
+
+def undecided(
     candidate: str, gold: str, spec: dict[str, Any], flavour: Any, reason: str
 ) -> dict[str, Any]:
-    """Outside the model: agree with the gold pattern on every example string."""
-    texts = [case["text"] for case in spec["cases"]]
-    record: dict[str, Any] = {"event": "equivalence", "undecidable": reason, "checked": len(texts)}
-    if not texts:
+    """Equivalence the automata did not decide: the patterns compared on many strings.
+
+    The strings: the examples, strings drawn from the gold pattern's automaton, and
+    strings drawn from a loose reading of the candidate (its lookarounds as if absent,
+    and so on: where it may accept what the gold does not). The candidate's engine judges
+    every string. The gold's automaton judges them when it agrees with the gold's engine
+    on its probes and the examples (it is the gold's language then, as in a decided
+    verdict, and the gold's engine never meets a long string that could make it
+    backtrack); otherwise the gold's engine does. The shortest string they disagree on
+    is a witness. Agreement is a pass when the gold's automaton judged (``basis``
+    "generated": the sample covers the gold's language); otherwise, as before any
+    sampling, only when there were example strings (``basis`` "examples"). Never a
+    proof. The sample is seeded by the gold pattern, so verdicts do not vary by run.
+    """
+    mode = spec["mode"]
+    examples = {tuple(flavour.units(case["text"])) for case in spec["cases"]}
+    record: dict[str, Any] = {"event": "equivalence", "undecidable": reason}
+    seed = zlib.crc32(json.dumps([spec["flavor"], mode, gold]).encode())
+    drawn: set[tuple[int, ...]] = set()
+    gold_drawn: Drawn | None = None
+    readings = (("gold", gold, False), ("gold", gold, True), ("candidate", candidate, True))
+    for offset, (who, pattern, relaxed) in enumerate(readings):
+        exact_gold = who == "gold" and not relaxed
+        if who == "gold" and relaxed and gold_drawn is not None:
+            continue  # the gold is read loosely only when it cannot be read exactly
+        try:
+            found = sample(flavour, pattern, mode, random.Random(seed + offset), relaxed)
+        except (Unsupported, RecursionError, MemoryError) as err:
+            if exact_gold:
+                record["gold_model"] = str(err)[:300] or type(err).__name__
+            continue
+        if exact_gold:
+            gold_drawn = found
+        drawn.update(map(tuple, found.probes + found.more))
+    record["checked"] = len(examples)
+    record["generated"] = len(drawn - examples)
+    strings = sorted(examples | drawn, key=lambda u: (len(u), u))
+    if not strings:
         record["equivalent"] = False
         return record
-    mine, theirs = flavour.accepts([candidate, gold], spec["mode"], texts)
+    texts = [flavour.text(list(u)) for u in strings]
+    [mine] = flavour.accepts([candidate], mode, texts)
+    theirs = _by_automaton(flavour, gold, mode, gold_drawn, examples, strings)
+    covered = theirs is not None
+    if theirs is None:
+        if gold_drawn is not None:
+            record["gold_model"] = "the gold pattern's automaton disagrees with its engine"
+        [theirs] = flavour.accepts([gold], mode, texts)
     for text, a, b in zip(texts, mine, theirs, strict=True):
         if a != b:
             record.update(equivalent=False, witness=text, gold_accepts=b)
             return record
-    record["equivalent"] = True
+    record["basis"] = "generated" if covered else "examples"
+    record["equivalent"] = covered or bool(examples)
     return record
+
+
+def _by_automaton(
+    flavour: Any,
+    gold: str,
+    mode: str,
+    drawn: Drawn | None,
+    examples: set[tuple[int, ...]],
+    strings: list[tuple[int, ...]],
+) -> list[bool] | None:
+    """The gold automaton's verdicts on ``strings``, if it agrees with the gold's engine
+    on its probes and the examples; else None."""
+    if drawn is None:
+        return None
+    checks = sorted(examples | set(map(tuple, drawn.probes)))
+    [real] = flavour.accepts([gold], mode, [flavour.text(list(u)) for u in checks])
+    try:
+        if any(drawn.dfa.accepts(list(u)) != r for u, r in zip(checks, real, strict=True)):
+            return None
+        return [drawn.dfa.accepts(list(u)) for u in strings]
+    except (Unsupported, RecursionError, MemoryError):
+        return None
 
 
 def syntax_error(exc: BaseException) -> dict[str, Any]:
@@ -1271,7 +1645,12 @@ def main(argv: list[str]) -> int:
         try:
             # Both must compile in the flavour's own engine (the candidate is checked first).
             flavour.accepts([pattern, gold], spec["mode"], [])
-            record = equivalence(pattern, gold, spec, flavour, deadline)
+            if pattern == gold:
+                # The same text in the same flavour and mode: the same language, even
+                # where the automata could not say so (the gold passes its own test).
+                record = {"event": "equivalence", "equivalent": True, "identical": True}
+            else:
+                record = equivalence(pattern, gold, spec, flavour, deadline)
         except Syntax as exc:
             if exc.pattern == pattern:
                 emit(syntax_error(exc))

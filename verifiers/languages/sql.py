@@ -6,17 +6,24 @@ here: as a multiset, or as a list when order matters. SQLite is built in; DuckDB
 (``pip install verifiers-sdk[sql]``) and PostgreSQL (``psycopg``, a connection URL
 whose server listens on a Unix socket the sandbox can see) are optional.
 
-Statuses: ``syntax_error`` (tree-sitter-sql, confirmed by the engine's own parser),
-``compile_error`` (unknown table or column, more than one statement, a write when
-writes are not allowed), ``runtime_error``, ``timeout``, ``failed`` with a diff of
-the rows. A fixture that cannot be built is ``sandbox_error``: never the model's fault.
+Statuses: ``syntax_error`` (the engine's own parser, in the sandbox; tree-sitter-sql
+only finds the query in prose), ``compile_error`` (unknown table or column, more than
+one statement, a write when writes are not allowed), ``runtime_error``, ``timeout``,
+``failed`` with a diff of the rows. A fixture that cannot be built is
+``sandbox_error``: never the model's fault.
+
+No engine ever reads the answer in this process: preparing a query is not bounded (SQLite
+inlines ``NOT MATERIALIZED`` CTEs at prepare time, 2^k work for k levels) and can act on
+the whole process (``PRAGMA hard_heap_limit`` applies while the statement is prepared).
+Here the answer meets only tree-sitter (linear, within ``TREE_SITTER_LIMIT``), and the
+rows that come back are compared in canonical, hashable forms that never raise.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import logging
-import math
 import os
 import re
 import sqlite3
@@ -26,7 +33,14 @@ from urllib.parse import parse_qs, urlparse
 
 from verifiers import jsonio
 from verifiers.cases import QUERY_KINDS, Case, table
-from verifiers.compare import DecodeError, decode_value, describe_value, values_equal
+from verifiers.compare import (
+    DecodeError,
+    canonical,
+    check_spread,
+    decode_value,
+    describe_value,
+    values_equal,
+)
 from verifiers.errors import SpecError
 from verifiers.languages.common import forged, limit_outcome, records
 from verifiers.limits import Limits
@@ -71,39 +85,6 @@ def top_level_order_by(query: str) -> bool:
     return re.search(r"\border\s+by\b", "".join(flat), re.I) is not None
 
 
-def _engine_issue(query: str, engine: str) -> SyntaxIssue | None:
-    """The engine's own parser on a tree-sitter error (tree-sitter-sql rejects valid SQLite)."""
-    if engine == "sqlite":
-        try:
-            sqlite3.connect(":memory:").execute("EXPLAIN " + query.strip().rstrip(";"))
-        except sqlite3.Warning:
-            return None  # several statements: the sandbox reports it
-        except sqlite3.Error as err:
-            message = str(err)
-            if (
-                "syntax error" in message
-                or "incomplete input" in message
-                or ("unrecognized token" in message)
-            ):
-                near = re.search(r'near "(.*?)"', message)
-                position = query.find(near.group(1)) if near else -1
-                line = query.count("\n", 0, max(position, 0)) + 1
-                column = position - query.rfind("\n", 0, max(position, 0)) if position >= 0 else 1
-                return SyntaxIssue(line, column, message)
-        return None
-    if engine == "duckdb":
-        try:
-            import duckdb
-        except ImportError:
-            return None
-        try:
-            duckdb.extract_statements(query)
-        except duckdb.ParserException as err:
-            return SyntaxIssue(1, 1, str(err).splitlines()[0])
-        return None
-    return None  # PostgreSQL: the server decides
-
-
 #: Records of a harness that ran to its end (its sessions are closed).
 _FINISHED = frozenset({"result", "sql_error", "too_many_rows"})
 #: The PostgreSQL backends a harness opened, as it reported them before any query ran.
@@ -146,12 +127,15 @@ def end_backends(url: str, backends: list[dict[str, Any]]) -> int:
 def _rows_equal(
     expected: list[Any], actual: list[Any], ordered: bool, opts: CompareOptions
 ) -> bool:
+    if not isinstance(expected, list) or not isinstance(actual, list):
+        return values_equal(expected, actual, opts)  # not rows: as values, never raising
     if len(expected) != len(actual):
         return False
     if ordered:
         return all(_row_equal(e, a, opts) for e, a in zip(expected, actual, strict=True))
     if not opts.has_tolerance:
-        return collections.Counter(map(_key, expected)) == collections.Counter(map(_key, actual))
+        fold = not opts.case_sensitive
+        return _bag(expected, fold) == _bag(actual, fold)
     remaining = list(actual)
     for row in expected:
         for n, candidate in enumerate(remaining):
@@ -176,22 +160,33 @@ def _row_equal(expected: Any, actual: Any, opts: CompareOptions) -> bool:
     )
 
 
-def _key(row: Any) -> Any:
+def _key(row: Any, casefold: bool = False) -> Any:
+    """A row's hashable canonical form (STRUCT and MAP cells, LIST cells, NaN included).
+
+    Counting rows never raises, whatever the query returned.
+    """
     if isinstance(row, list | tuple):
-        return tuple(_key(c) for c in row)
-    value = _cell(row)
-    return "\0nan" if isinstance(value, float) and math.isnan(value) else value
+        return tuple(canonical(_cell(c), casefold) for c in row)
+    return canonical(_cell(row), casefold)
+
+
+def _bag(rows: list[Any], casefold: bool = False) -> collections.Counter[Any]:
+    return collections.Counter(_key(r, casefold) for r in rows)
 
 
 def _diff(expected: list[Any], actual: list[Any]) -> str:
-    missing = collections.Counter(map(_key, expected)) - collections.Counter(map(_key, actual))
-    extra = collections.Counter(map(_key, actual)) - collections.Counter(map(_key, expected))
+    want, got = _bag(expected), _bag(actual)
+    missing, extra = want - got, got - want
+    # Rows are shown as they came (a dict as a dict), not in their canonical form.
+    original: dict[Any, Any] = {}
+    for row in (*expected, *actual):
+        original.setdefault(_key(row), row)
     lines = [f"expected {len(expected)} rows, got {len(actual)}"]
     if missing:
-        shown = [describe_value(list(r), 200) for r in list(missing.elements())[:5]]
+        shown = [describe_value(original[r], 200) for r in list(missing.elements())[:5]]
         lines.append("missing: " + "; ".join(shown))
     if extra:
-        shown = [describe_value(list(r), 200) for r in list(extra.elements())[:5]]
+        shown = [describe_value(original[r], 200) for r in list(extra.elements())[:5]]
         lines.append("unexpected: " + "; ".join(shown))
     if not missing and not extra:
         lines.append("the same rows in a different order")
@@ -258,18 +253,22 @@ class SqlLanguage:
         return code.strip() + "\n"
 
     def check_syntax(self, code: str, spec: TestSpec | None = None) -> SyntaxIssue | None:
-        """tree-sitter-sql, confirmed by the engine's parser when it objects.
+        """tree-sitter-sql's first error, ``deferred``: the engine in the sandbox decides.
 
-        A query over ``TREE_SITTER_LIMIT`` goes to the engine's parser alone (linear, and
-        fast on any input), never to tree-sitter's error recovery.
+        tree-sitter-sql rejects valid SQLite (``JOIN`` without ``ON``), so its error only
+        guides extraction; the engine's parser in the sandbox makes a syntax error of the
+        query, which is then ``syntax_error``. No engine runs here: preparing a statement
+        costs what the statement asks (2^k for k nested ``NOT MATERIALIZED`` CTEs) and a
+        ``PRAGMA`` such as ``hard_heap_limit`` would act on this whole process. A query
+        over ``TREE_SITTER_LIMIT`` is not checked here at all.
         """
-        if len(code) <= TREE_SITTER_LIMIT and tree_sitter_check(GRAMMAR, code) is None:
+        if len(code) > TREE_SITTER_LIMIT:
             return None
-        engine = spec.engine if isinstance(spec, SqlTests) else "sqlite"
-        return _engine_issue(code, engine)
+        issue = tree_sitter_check(GRAMMAR, code)
+        return dataclasses.replace(issue, deferred=True) if issue is not None else None
 
     def parses(self, text: str) -> bool:
-        """Whether text is a query: SQLite can parse it, or it starts like one.
+        """Whether text is a query: tree-sitter-sql reads it, or it starts like one.
 
         A typo in ``SELECT`` is a syntax error of the answer, not the absence of one.
         """
@@ -387,8 +386,16 @@ class SqlLanguage:
                 if spec.gold_query is not None
                 else spec.expected_rows
             )
-        except (DecodeError, ValueError) as err:
+            # Rows are counted as a multiset: never rows built to hash alike (a query can
+            # return thousands of integers that do, and counting them is quadratic).
+            tables = actual.values() if isinstance(actual, dict) else [actual]
+            for rows in tables:
+                if isinstance(rows, list):
+                    check_spread([_key(r) for r in rows])
+        except DecodeError as err:
             return TestOutcome(Status.RUNTIME_ERROR, f"unreadable result: {err}")
+        if not isinstance(actual, dict if spec.allow_writes else list):
+            return TestOutcome(Status.RUNTIME_ERROR, "unreadable result: not rows")
         opts = compare or spec.compare
         shown = describe_value(actual, 2000)
         if spec.allow_writes:
@@ -411,13 +418,20 @@ class SqlLanguage:
             else bool(spec.gold_query and top_level_order_by(spec.gold_query))
         )
         if spec.column_names_matter and spec.gold_query is not None:
-            want = [str(c).lower() for c in result.get("gold_columns", [])]
-            got = [str(c).lower() for c in result.get("columns", [])]
+            want = _names(result.get("gold_columns"))
+            got = _names(result.get("columns"))
             if want != got:
                 return TestOutcome(Status.FAILED, f"columns {got}, expected {want}", shown)
         if _rows_equal(list(expected or []), list(actual or []), ordered, opts):
             return TestOutcome(Status.PASSED, actual=shown)
         return TestOutcome(Status.FAILED, _diff(list(expected or []), list(actual or [])), shown)
+
+
+def _names(columns: Any) -> list[str]:
+    """Column names from a result record, lower case (anything else: no names)."""
+    if not isinstance(columns, list):
+        return []
+    return [str(c).lower()[:1000] for c in columns[:10_000]]
 
 
 # --- the case table ------------------------------------------------------------------------

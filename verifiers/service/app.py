@@ -45,7 +45,7 @@ from verifiers.core import CodeVerifier, Job, Observer, Options, infra_result, m
 from verifiers.errors import SpecError, UnknownNameError
 from verifiers.extraction import MAX_COMPLETION_CHARS, Mode
 from verifiers.limits import Limits
-from verifiers.protocols import DelegatingRuntime, Runtime
+from verifiers.protocols import Runtime, delegates
 from verifiers.results import Result
 from verifiers.service.admission import Admission, Saturated, Ticket, TooLarge, request_cost
 from verifiers.service.config import ServiceConfig
@@ -170,7 +170,7 @@ class Service:
         self._sql_roots = [os.path.realpath(r) for r in config.sql_roots]
         self._sockets = [os.path.realpath(r) for r in config.postgres_sockets]
         runtime = registry.get_runtime(config.runtime)
-        if isinstance(runtime, DelegatingRuntime):
+        if delegates(runtime):
             raise SpecError("runtime", f"{config.runtime!r} verifies elsewhere; serve a sandbox")
         self.runtime: Runtime = runtime
         self._verifiers: dict[str, CodeVerifier] = {}
