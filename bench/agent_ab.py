@@ -36,11 +36,13 @@ console = Console()
 AGENT = Path(verifiers.__file__).parent / "runtimes" / "_agent.py"
 
 
-def items(workload: str) -> list[dict[str, Any]]:
+def items(workload: str, problems: int | None = None) -> list[dict[str, Any]]:
+    """W1: stdin/stdout samples of ``problems`` (15) CodeContests problems; W2: ``problems``
+    (60) HumanEval problems, canonical and broken."""
     if workload == "W1":
-        return anchors.stdio_items(15, 20, anchors.w1_samples)
+        return anchors.stdio_items(problems or 15, 20, anchors.w1_samples)
     out = []
-    for row in datasets.rows("humaneval", report=console.print)[:60]:
+    for row in datasets.rows("humaneval", report=console.print)[: problems or 60]:
         for body in (row["canonical_solution"], anchors.broken(row["canonical_solution"])):
             tests = {"test": row["test"], "entry_point": row["entry_point"]}
             out.append({"language": "python", "completion": row["prompt"] + body, "tests": tests})
@@ -65,37 +67,58 @@ def main() -> None:
         runtime._agent = source  # the one thing that differs
         runtimes[name] = runtime
     batch = items(args.workload)
+    title = f"{args.workload}: {len(batch)} programs, {args.workers} workers"
+    same, _ = interleaved(runtimes, batch, args.rounds, args.workers, "agent", args.ref, title)
+    if not same:
+        raise SystemExit("the verdicts differ")
+
+
+def interleaved(
+    runtimes: dict[str, LocalRuntime],
+    batch: list[dict[str, Any]],
+    rounds: int,
+    workers: int,
+    label: str,
+    base: str,
+    title: str,
+) -> tuple[bool, dict[str, float]]:
+    """Score ``batch`` on each runtime, rounds alternating, and print the medians' table.
+
+    Every runtime scores the batch once first, off the clock (sandboxes warm, builds
+    cached); rounds then alternate their order so that each sees the same machine load.
+    Returns whether every runtime gave every test the same verdict, and the median wall
+    time of each.
+    """
 
     def run(runtime: LocalRuntime) -> tuple[float, list[Any]]:
         started = time.perf_counter()
         results = verifiers.score_batch(
-            batch, runtime=runtime, policy="partial", max_concurrency=args.workers
+            batch, runtime=runtime, policy="partial", max_concurrency=workers
         )
         return time.perf_counter() - started, [[t.status for t in r.tests] for r in results]
 
     for runtime in runtimes.values():
-        run(runtime)  # sandboxes warm, off the clock
+        run(runtime)
     walls: dict[str, list[float]] = {name: [] for name in runtimes}
     verdicts: dict[str, list[Any]] = {}
     order = list(runtimes)
-    for n in range(args.rounds):
+    for n in range(rounds):
         for name in order if n % 2 == 0 else order[::-1]:
             wall, verdicts[name] = run(runtimes[name])
             walls[name].append(wall)
-    table = Table(title=f"{args.workload}: {len(batch)} programs, {args.workers} workers")
-    for column in ("agent", "median wall s", "runs", "x " + args.ref):
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    base = statistics.median(walls[args.ref])
+    table = Table(title=title)
+    for column in (label, "median wall s", "runs", "x " + base):
+        table.add_column(column, justify="left" if column == label else "right")
+    reference = statistics.median(walls[base])
     for name in order:
         wall = statistics.median(walls[name])
         runs = ", ".join(f"{w:.2f}" for w in walls[name])
-        table.add_row(name, f"{wall:.2f}", runs, f"{base / wall:.2f}")
+        table.add_row(name, f"{wall:.2f}", runs, f"{reference / wall:.2f}")
     console.print(table)
-    same = verdicts[args.ref] == verdicts["working copy"]
-    console.print(f"verdicts agree on every test: {same}")
+    same = all(v == verdicts[base] for v in verdicts.values())
+    console.print(f"verdicts agree on every test: {same}; load average {os.getloadavg()[0]:.1f}")
     verifiers.close_idle_sandboxes()
-    if not same:
-        raise SystemExit("the verdicts differ")
+    return same, {name: statistics.median(walls[name]) for name in order}
 
 
 if __name__ == "__main__":

@@ -110,3 +110,20 @@ def test_warm_runners_bench_measures_each_language(tmp_path: Path) -> None:
         ("python", True),
     ]
     assert all(r["verdicts_agree"] and r["wall_s"] > 0 for r in rows)
+
+
+def test_fork_cost_bench_grows_its_parent(tmp_path: Path) -> None:
+    report = run_bench(tmp_path, "fork_cost.py", "--sizes", "0", "8", "--forks", "20")
+    small, big = report["rows"]
+    assert big["resident_mb"] >= small["resident_mb"] + 7
+    assert all(r["parent_ms"] > 0 and r["child_ms"] > 0 for r in report["rows"])
+    assert report["ms_per_mb"] is not None
+
+
+def test_pinning_bench_compares_pinned_and_free_sandboxes(tmp_path: Path) -> None:
+    report = run_bench(
+        tmp_path, "pinning.py", "--workload", "W2", "--problems", "2", "--rounds", "1"
+    )
+    assert report["same"] and report["programs"] == 4
+    assert set(report["median_wall_s"]) == {"pinned", "free"}
+    assert all(v["wall"] > 0 for v in report["hand_off_us"].values())

@@ -19,7 +19,7 @@ from typing import Any
 
 from verifiers.core import Job, infra_result, verify_one
 from verifiers.errors import SpecError
-from verifiers.protocols import DelegatingRuntime
+from verifiers.protocols import DelegatingRuntime, delegates
 from verifiers.result_cache import ResultCache
 from verifiers.results import Result
 
@@ -89,7 +89,7 @@ async def run_jobs(
     local: list[list[int]] = []
     for indices in collector.groups.values():
         runtime = jobs[indices[0]].verifier.runtime
-        if isinstance(runtime, DelegatingRuntime):
+        if delegates(runtime):
             delegated.setdefault(id(runtime), (runtime, []))[1].append(indices)
         else:
             local.append(indices)

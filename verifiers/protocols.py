@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from verifiers.limits import Limits
 from verifiers.parsing import SyntaxIssue
@@ -98,6 +98,24 @@ class DelegatingRuntime(Protocol[JobT_contra]):
     async def verify_jobs(self, jobs: Sequence[JobT_contra]) -> list[Result]:
         """One result per job, in order; never raises for an infrastructure fault."""
         ...
+
+
+def delegates(runtime: object) -> TypeGuard[DelegatingRuntime[Any]]:
+    """Whether ``runtime`` is a :class:`DelegatingRuntime`, ruled out once per class.
+
+    The engine asks several times per job, and a protocol check costs tens of microseconds
+    (it lists the protocol's members each time): a class without the protocol's methods
+    is known not to delegate.
+    """
+    cls = type(runtime)
+    possible = _MAY_DELEGATE.get(cls)
+    if possible is None:
+        possible = all(callable(getattr(cls, n, None)) for n in ("validate_job", "verify_jobs"))
+        _MAY_DELEGATE[cls] = possible
+    return possible and isinstance(runtime, DelegatingRuntime)
+
+
+_MAY_DELEGATE: dict[type, bool] = {}
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,14 @@ import os
 
 import pytest
 
-from verifiers import Limits, RuntimeUnavailableError
+from verifiers import Limits, RuntimeUnavailableError, close_idle_sandboxes, score, score_batch
 from verifiers.program import Program
 from verifiers.runtimes import LocalRuntime
 from verifiers.runtimes import local as local_runtime
 from verifiers.runtimes.local import UNSAFE_ENV
 from verifiers.testing.conformance import RUNTIME_CHECKS, Check, run_one, sh
+
+from ..conftest import need
 
 
 @pytest.mark.parametrize("check", RUNTIME_CHECKS, ids=lambda c: c.__name__)
@@ -58,3 +60,39 @@ def test_sessions_leave_nothing_behind(runtime: LocalRuntime) -> None:
     asyncio.run(run_one(runtime, sh("echo x > {work_dir}/f; sleep 30 &")))
     after = set(os.listdir("/tmp"))
     assert not {p for p in after - before if p.startswith("verifiers")}
+
+
+AFFINITY = (
+    "import os, time\ntime.sleep(0.5)\n"
+    "print(len(os.sched_getaffinity(0)), min(os.sched_getaffinity(0)))\n"
+)
+C_AFFINITY = (
+    "#define _GNU_SOURCE\n#include <sched.h>\n#include <stdio.h>\n"
+    "int main(void) {\n  cpu_set_t s;\n  sched_getaffinity(0, sizeof s, &s);\n"
+    '  printf("%d\\n", CPU_COUNT(&s));\n  return 0;\n}\n'
+)
+
+
+def test_each_sandbox_at_work_runs_on_a_cpu_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two programs at once on a machine of two CPUs or more: each sandbox on one CPU, not
+    # the same one; a sandbox that builds (C) keeps every CPU, and so does every sandbox of
+    # a runtime made with pin_cpus=False.
+    allowed = len(os.sched_getaffinity(0))
+    need(allowed >= 2, "pinning needs two CPUs")
+    monkeypatch.setattr(local_runtime, "PIN_MAX_LOAD", 1e9)  # whatever else runs here
+    tests = {"inputs": [""], "outputs": [""]}
+    for pin in (True, False):
+        rt = LocalRuntime(pin_cpus=pin)
+        items = [
+            {"language": "python", "completion": AFFINITY + f"# {n}\n", "tests": tests}
+            for n in range(2)
+        ]
+        seen = [r.tests[0].actual.split() for r in score_batch(items, runtime=rt)]
+        if pin:
+            assert [count for count, _ in seen] == ["1", "1"], seen
+            assert seen[0][1] != seen[1][1], f"two sandboxes at work on one CPU: {seen}"
+        else:
+            assert all(count == str(allowed) for count, _ in seen), seen
+        built = score("c", C_AFFINITY, tests, runtime=rt)
+        assert built.tests[0].actual.strip() == str(allowed), built.feedback
+    close_idle_sandboxes()

@@ -51,6 +51,7 @@ header, then raw blobs whose lengths the header lists.
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import errno
 import fcntl
@@ -112,8 +113,8 @@ JUDGE_STDERR_KEEP = 16 * 1024
 MEMORY_GROUPS = ("/run/verifiers/memory", "/sys/fs/cgroup/memory", "/sys/fs/cgroup")
 
 _entries: dict[str, ModuleType] = {}
-# Harness modules by (path, content hash), kept across the programs of a warm sandbox.
-_entry_cache: dict[tuple[str, str], ModuleType] = {}
+# Harness modules by (path, source), kept across the programs of a warm sandbox.
+_entry_cache: dict[tuple[str, bytes], ModuleType] = {}
 # The current program's files (absolute path -> bytes) when it was loaded into memory.
 # Entry modules see this very dict as ``PROGRAM_FILES``: it is mutated, never rebound.
 _program_files: dict[str, bytes] = {}
@@ -199,6 +200,26 @@ def _prctl(option: int, value: int) -> None:
         pass
 
 
+def _name(role: str) -> None:
+    """Name this process by its role (``ps``, ``top`` and ``perf`` show it): ``vf-judge``."""
+    _write_proc("/proc/self/comm", b"vf-" + role.encode()[:12])
+
+
+def _write_proc(path: str, data: bytes) -> None:
+    """Write a small value to a ``/proc`` file through a bare descriptor.
+
+    No Python file object: each object a forked child makes costs it copies of pages.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -208,12 +229,23 @@ class _SockFprog(ctypes.Structure):
 _program_filter = b""
 
 
-def _load_filter(program: bytes) -> None:
-    """Load ``program`` as this process's seccomp filter (no_new_privs is already set)."""
+#: Arguments of the calls a forked child makes through ctypes, built once by the parent
+#: (:func:`_prepare_child_calls`): the child only makes the call.
+_filter_args: tuple[Any, Any] | None = None
+_no_caps_args: tuple[Any, Any] | None = None
+
+
+def _filter_arguments(program: bytes) -> tuple[Any, Any]:
     if not program or len(program) % 8:
         raise OSError(errno.EINVAL, "seccomp: the filter is malformed")
     buf = ctypes.create_string_buffer(program, len(program))
-    fprog = _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    return buf, _SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+
+
+def _load_filter(program: bytes) -> None:
+    """Load ``program`` as this process's seccomp filter (no_new_privs is already set)."""
+    args = _filter_args if _filter_args and program == _program_filter else None
+    _, fprog = args or _filter_arguments(program)
     if _lib().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"seccomp: {os.strerror(err)}")
@@ -231,8 +263,7 @@ class _CapData(ctypes.Structure):
     ]
 
 
-def _capset(caps: tuple[int, ...]) -> None:
-    """Set this thread's effective and permitted capabilities to ``caps`` (none inheritable)."""
+def _cap_arguments(caps: tuple[int, ...]) -> tuple[Any, Any]:
     mask = 0
     for cap in caps:
         mask |= 1 << cap
@@ -240,9 +271,37 @@ def _capset(caps: tuple[int, ...]) -> None:
     data = (_CapData * 2)()
     data[0].effective = data[0].permitted = mask & 0xFFFFFFFF
     data[1].effective = data[1].permitted = mask >> 32
+    return header, data
+
+
+def _capset(caps: tuple[int, ...]) -> None:
+    """Set this thread's effective and permitted capabilities to ``caps`` (none inheritable)."""
+    header, data = (_no_caps_args if not caps else None) or _cap_arguments(caps)
     if _lib().capset(ctypes.byref(header), data) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"capset: {os.strerror(err)}")
+
+
+def _trim_heap() -> None:
+    """Give the C heap's free pages back to the kernel (``malloc_trim``).
+
+    Compiling leaves megabytes of freed memory mapped, and a fork costs in proportion to
+    the pages mapped: the kernel copies the parent's page table and tears the child's down
+    at its exit (0.05-0.09 ms per MB per forked test: ``bench/fork_cost.py``). Called before
+    forking resumes.
+    """
+    try:
+        _lib().malloc_trim(0)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
+
+
+def _prepare_child_calls() -> None:
+    """Build the ctypes arguments every forked child uses, once, before the first fork."""
+    global _filter_args, _no_caps_args
+    _no_caps_args = _cap_arguments(())
+    if _program_filter:
+        _filter_args = _filter_arguments(_program_filter)
 
 
 def become_supervisor(ids: Ids, workdir: str | None) -> None:
@@ -376,18 +435,28 @@ def _probe_nproc_extra() -> int:
     return 1 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1 else 0
 
 
-def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
+def _set_limits(limits: dict[str, Any], enforce_nproc: bool, soft: bool = False) -> None:
+    """A step's resource limits, soft and hard; with ``soft``, the soft limits only.
+
+    The warm judge sets each test's as soft limits (the hard ones stay, so that the next
+    test's may be higher), its CPU limit counted from what the process used so far.
+    """
+
     def setl(which: int, value: int) -> None:
         hard = resource.getrlimit(which)[1]
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
-        resource.setrlimit(which, (value, value))
+        resource.setrlimit(which, (value, hard if soft else value))
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     cpu = int(limits["cpu_s"])
-    soft_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    hard = cpu + 1 if soft_hard == resource.RLIM_INFINITY else min(cpu + 1, soft_hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (min(cpu, hard), hard))
+    if soft:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        setl(resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime) + 1 + cpu)
+    else:
+        soft_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        hard = cpu + 1 if soft_hard == resource.RLIM_INFINITY else min(cpu + 1, soft_hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (min(cpu, hard), hard))
     memory = int(limits["memory_bytes"])
     setl(resource.RLIMIT_DATA, memory)
     if not _data_limit_enforced:
@@ -401,6 +470,17 @@ def _set_limits(limits: dict[str, Any], enforce_nproc: bool) -> None:
         # a uid per sandbox, the sandbox's own processes. Outside a namespace it would count
         # the user's processes on the whole host, so it is not set there.
         setl(resource.RLIMIT_NPROC, int(limits["max_processes"]) + 1 - _nproc_extra)
+
+
+_LIMITED = ("CPU", "DATA", "AS", "STACK", "FSIZE", "NOFILE", "NPROC")
+
+
+def _lift_soft_limits() -> None:
+    """Soft limits back up to the hard ones (the warm judge, between tests)."""
+    for name in _LIMITED:
+        which = getattr(resource, "RLIMIT_" + name)
+        hard = resource.getrlimit(which)[1]
+        resource.setrlimit(which, (hard, hard))
 
 
 def _make_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper]:
@@ -427,10 +507,14 @@ def _make_stdio() -> tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper]
 # Standard streams for forked Python children, made once here and never used by this
 # process: every child gets its own untouched copy (creating them costs each child more).
 _STDIO: tuple[io.TextIOWrapper, io.TextIOWrapper, io.TextIOWrapper] | None = None
+_REPLACED: list[Any] = []
 
 
 def _fresh_stdio() -> None:
     """Give a forked Python child the standard streams a new interpreter would have."""
+    # The streams replaced stay referenced: freeing them would cost the child copies of the
+    # pages their objects are on, for nothing (it writes to the new ones only).
+    _REPLACED.append((sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__))
     sys.stdin, sys.stdout, sys.stderr = _STDIO or _make_stdio()
     for name in ("stdin", "stdout", "stderr"):
         setattr(sys, f"__{name}__", getattr(sys, name))
@@ -466,15 +550,31 @@ FEEDBACK_FILES = 8
 FEEDBACK_KEEP = 64 * 1024
 
 
+def _child_env(req: dict[str, Any]) -> None:
+    """Make this process's environment the step's, before it forks the step's process.
+
+    A child that has to rewrite its environment copies the pages that takes (a sixth of a
+    forked test's cost, measured), where the parent's are its own already; and the next
+    child of the same environment (every one, usually) inherits it as it is. This process
+    never reads its environment: what it execs or forks is given one explicitly or this.
+    """
+    env = {str(k): str(v) for k, v in (req.get("env") or {}).items()}
+    if env != dict(os.environ):
+        os.environ.clear()
+        os.environ.update(env)
+
+
 def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> None:
     """In the forked child: wire the descriptors, apply limits, then exec or call. Never returns.
 
     ``role`` is ``program`` (untrusted: the program uid, the out-of-memory killer's first
-    choice) or ``judge`` (trusted test code: the judge uid, not dumpable).
+    choice) or ``judge`` (trusted test code: the judge uid, not dumpable). The parent made
+    its own environment the step's (:func:`_child_env`).
     """
     code = 127
     try:
         os.setsid()
+        _name(role)
         # Move every source above the target range first, so that no dup2 below
         # overwrites a source that is still to be used.
         high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}
@@ -492,27 +592,19 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
         os.closerange(len(CHILD_FDS), err_w)
         os.closerange(err_w + 1, 65536)
         os.chdir(req.get("cwd") or "/")
-        env = {str(k): str(v) for k, v in (req.get("env") or {}).items()}
         _set_limits(req["limits"], enforce_nproc=_pid1)
         if role == "program":
             # The sandbox's memory may run out before a process's own limit: the kernel
             # must then kill the program, never its supervisor.
-            try:
-                with open("/proc/self/oom_score_adj", "w") as f:
-                    f.write("1000")
-            except OSError:
-                pass
+            _write_proc("/proc/self/oom_score_adj", b"1000")
             _become(_ids.program, dumpable=True)
             if _program_filter:
                 # Last: the filter refuses nothing the steps above need, and a program
                 # never runs without it (a failure to load it fails the start).
                 _load_filter(_program_filter)
         else:
-            try:  # the supervisor is exempt from the out-of-memory killer; judges are not
-                with open("/proc/self/oom_score_adj", "w") as f:
-                    f.write("0")
-            except OSError:
-                pass
+            # The supervisor is exempt from the out-of-memory killer; judges are not.
+            _write_proc("/proc/self/oom_score_adj", b"0")
             _become(_ids.judge, dumpable=False)
         if req["kind"] == "exec":
             # An interactor writing to a program that has ended gets EPIPE, not a signal: the
@@ -521,24 +613,13 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
             signal.signal(signal.SIGPIPE, keep)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
             argv = [str(a) for a in req["argv"]]
-            os.execvpe(argv[0], argv, env)
+            os.execvp(argv[0], argv)
         module = _entries[req["module"]]
         function = getattr(module, req["function"])
-        if env != os.environ:  # usually equal: then no putenv/unsetenv per variable
-            os.environ.clear()
-            os.environ.update(env)
         _fresh_stdio()
         os.close(err_w)
         err_w = -1
-        try:
-            code = int(function([str(a) for a in req["argv"]]) or 0)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()
-            code = 1
+        code = _call_entry(function, req["argv"])
         _flush_stdio()
     except BaseException as exc:
         if err_w >= 0:
@@ -548,6 +629,20 @@ def _child(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> N
                 pass
     finally:
         os._exit(code & 0xFF)
+
+
+def _call_entry(function: Any, argv: list[Any]) -> int:
+    """Call an entry's function as a process runs: its exit status (``SystemExit``'s code;
+    1, with the traceback on stderr, for an uncaught exception)."""
+    try:
+        return int(function([str(a) for a in argv]) or 0)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        return 1
 
 
 def _oom_kills() -> int:
@@ -562,8 +657,8 @@ def _oom_kills() -> int:
 
 
 def _others() -> list[int]:
-    """Processes in the sandbox besides this one and the zygote."""
-    keep = {os.getpid(), _zygote.pid}
+    """Processes in the sandbox besides this one, the zygote and the warm judge."""
+    keep = {os.getpid(), _zygote.pid, _judge_server.pid}
     return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in keep]
 
 
@@ -591,7 +686,8 @@ def _kill_uid(uid: int) -> None:
 
 
 def _kill_others(pgid: int) -> None:
-    """Kill what a run left behind (everything but this process and the zygote)."""
+    """Kill what a run left behind (everything but this process, the zygote and the warm
+    judge)."""
     if not _pid1:
         try:
             os.killpg(pgid, signal.SIGKILL)
@@ -601,7 +697,11 @@ def _kill_others(pgid: int) -> None:
     if not _others():
         return
     if _ids.separate:
-        for uid in dict.fromkeys((_ids.program, _ids.judge)):
+        # All of the program's uid at once (a fork bomb cannot outrun it). The judge uid's
+        # too, unless the warm judge lives: then its stragglers (trusted test code's
+        # children) go one by one below, and the warm judge stays.
+        judge = () if _judge_server.pid > 0 else (_ids.judge,)
+        for uid in dict.fromkeys((_ids.program, *judge)):
             _kill_uid(uid)
     # One uid for everything (the zygote must live), or a straggler: one by one, again
     # while new ones appear (a fork bomb is bounded by the process limit).
@@ -639,6 +739,7 @@ def _shut_down() -> None:
     """
     if _runner is not None:
         _retire_runner()
+    _judge_server.stop()
     if _pid1:  # without a namespace of its own, each run's process group went with it
         _kill_others(0)
     if _zygote.pid > 0:
@@ -712,6 +813,7 @@ class _Stream:
 
 
 def _spawn_local(req: dict[str, Any], fds: dict[str, int], err_w: int, role: str) -> int:
+    _child_env(req)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child
         _child(req, fds, err_w, role)
@@ -870,6 +972,13 @@ def run(
     check = req.get("check")
     interactor = check if check is not None and check.get("interactive") else None
     stdin_index = req.get("stdin")
+    # A call-kind judge is served by the warm judge where there is one (started before this
+    # run's descriptors exist, so that it never holds any of them).
+    server = (
+        _judge_server_ready()
+        if judge is not None and interactor is None and judge["kind"] == "call"
+        else None
+    )
     opened: list[int] = []
 
     def pipe() -> tuple[int, int]:
@@ -959,17 +1068,26 @@ def run(
     oom_before = _oom_kills()
     started = time.monotonic()
     parent_ends = {nonce_w, *streams}
+
+    def start_judge() -> int | None:
+        if judge is None:
+            return None
+        if server is not None:
+            server.send_judge(judge, judge_fds)
+            return server.pid
+        return _spawn_local(judge, judge_fds, exec_w, "judge")
+
     try:
         if req["kind"] == "call":
-            # The zygote forks the candidate while this process forks the judge.
+            # The zygote forks the candidate while this process starts the judge.
             _zygote.send_spawn(req, child_fds, exec_w)
             try:
-                judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
+                judge_pid = start_judge()
             finally:
                 pid = _zygote.spawned()
         else:
             pid = _spawn_local(req, child_fds, exec_w, role)
-            judge_pid = _spawn_local(judge, judge_fds, exec_w, "judge") if judge else None
+            judge_pid = start_judge()
     except BaseException:
         _kill_others(0)
         for fd in opened:
@@ -1013,9 +1131,25 @@ def run(
                 except (ProcessLookupError, PermissionError):
                     pass
 
+    served = server.sock.fileno() if server is not None and server.sock is not None else -1
+
+    def judge_replied() -> None:
+        # The warm judge's reply ends its test, as a judge process's exit would.
+        assert server is not None and judge_pid is not None
+        try:
+            reply = server.receive(1.0)
+        except (OSError, RuntimeError, ValueError):
+            return  # it ended: its status comes from wait4
+        status[judge_pid] = (int(reply.get("code", 1)) & 0xFF) << 8
+        usage[judge_pid] = None
+        order.append(judge_pid)
+        server.retiring = bool(reply.get("retire"))
+
     def collect(wait: float) -> None:
         nonlocal exceeded, killed
         watch = list(streams) + [fd for fd, p in pidfds.items() if p not in status]
+        if served >= 0 and judge_pid not in status:
+            watch.append(served)
         if not watch:
             time.sleep(max(wait, 0.0))
             return
@@ -1029,7 +1163,10 @@ def run(
         except InterruptedError:
             return
         for fd in readable:
-            if fd in pidfds:
+            if fd == served and judge_pid not in status:
+                judge_replied()
+                continue
+            if fd in pidfds or fd not in streams:
                 continue
             stream = streams[fd]
             try:
@@ -1129,6 +1266,8 @@ def run(
     for fd in list(streams):
         os.close(fd)
     _reap_all(time.monotonic() + 2.0)
+    if server is not None and (server.retiring or not server.alive()):
+        server.stop()  # the next test gets a new one
 
     raw_status = status.get(pid, 0)
     rusage = usage.get(pid)
@@ -1405,6 +1544,7 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     )
     wall = time.monotonic() - started
     run_delay = _busiest_delay(before, _task_times(runner.pid)) if timed_out else None
+    stopped_cpu = 0.0  # what a runner stopped during the test used beyond its earlier tests
     if status is None and reply is not None and exceeded is None and not reply.get("retire"):
         runner.cpu_s += _reply_cpu(reply)
         if [p for p in _others() if p != runner.pid]:
@@ -1417,6 +1557,9 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
             except (ProcessLookupError, PermissionError):
                 pass
             _, killed, killed_usage = _wait_rusage(runner.pid)
+            if killed_usage is not None:
+                used = killed_usage.ru_utime + killed_usage.ru_stime
+                stopped_cpu = max(0.0, used - runner.cpu_s)
             if reply is None and not timed_out:
                 status, usage = killed, killed_usage  # garbage for a reply: its crash
         _retire_runner(reaped=True)
@@ -1425,6 +1568,7 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     cpu = 0.0
     if timed_out:
         sig = signal.SIGKILL
+        cpu = stopped_cpu  # its start included: a looping test's CPU is the program's
     elif status is not None:  # the runner ended (or was stopped) without a reply
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -1630,8 +1774,48 @@ def _parse_reply(
     return header
 
 
+def _entry_code(path: str, source: bytes) -> Any:
+    """An entry's code, compiled in a child of this process and sent back marshalled.
+
+    Compiling 2,000 lines leaves megabytes of the compiler's memory in the process that
+    compiles (its arenas do not go back to the system whole), and this one is a zygote or
+    a supervisor that every test is forked from: every fork would copy those page tables
+    and every exit tear them down. A fork here happens once per entry and sandbox. Where
+    it cannot, the source is compiled here.
+    """
+    import marshal
+
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return compile(source, path, "exec", dont_inherit=True)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the compiling child
+        code = 1
+        try:
+            os.close(r)
+            data = marshal.dumps(compile(source, path, "exec", dont_inherit=True))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view) :]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    chunks = []
+    with os.fdopen(r, "rb") as f:
+        while chunk := f.read(1 << 16):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if status == 0:
+        try:
+            return marshal.loads(b"".join(chunks))
+        except (EOFError, ValueError, TypeError):
+            pass
+    return compile(source, path, "exec", dont_inherit=True)
+
+
 def _load_entry(path: str) -> ModuleType:
-    import hashlib
     import importlib.util
 
     name = "_vf_entry_" + os.path.splitext(os.path.basename(path))[0]
@@ -1639,7 +1823,9 @@ def _load_entry(path: str) -> ModuleType:
     if source is None:
         with open(path, "rb") as f:
             source = f.read()
-    key = (path, hashlib.sha256(source).hexdigest())
+    # Keyed by the source itself, not a digest: hashlib would map OpenSSL into this process
+    # (4 MB that every forked test would copy the page tables of and unmap again).
+    key = (path, source)
     module = _entry_cache.get(key)
     if module is None:
         spec = importlib.util.spec_from_loader(name, loader=None, origin=path)
@@ -1647,7 +1833,7 @@ def _load_entry(path: str) -> ModuleType:
         module = importlib.util.module_from_spec(spec)
         module.__file__ = path
         sys.modules[name] = module
-        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
+        exec(_entry_code(path, source), module.__dict__)
         module.PROGRAM_FILES = _program_files  # type: ignore[attr-defined]
         module.JUDGE_FILES = _judge_files  # type: ignore[attr-defined]
         if len(_entry_cache) >= 16:
@@ -1719,28 +1905,15 @@ def _merge_replies(*replies: dict[str, Any]) -> dict[str, Any]:
 # --- the zygote ----------------------------------------------------------------------------
 
 
-class Zygote:
-    """The clean parent of candidate Python processes (see the module's docstring).
+class _Helper:
+    """A process of the agent's that serves its requests over a socket pair.
 
-    It holds only the candidate's files; requests come over a socket pair, descriptors
-    with them (``SCM_RIGHTS``).
+    Descriptors come with a request (``SCM_RIGHTS``); each request has one reply.
     """
 
     def __init__(self) -> None:
         self.pid = -1
         self.sock: socket.socket | None = None
-
-    def start(self) -> None:
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - runs in the zygote
-            parent.close()
-            try:
-                _zygote_main(child)
-            finally:
-                os._exit(0)
-        child.close()
-        self.pid, self.sock = pid, parent
 
     def request(
         self, header: dict[str, Any], fds: list[int] | None = None, timeout: float = 120.0
@@ -1771,6 +1944,36 @@ class Zygote:
         answer: dict[str, Any] = json.loads(reply)
         return answer
 
+    def send_load(self, files: dict[str, bytes], preload: dict[str, Any]) -> None:
+        """Give the process a program's files (in one memory file) and preload there."""
+        order = sorted(files)
+        blob = b"".join(files[path] for path in order)
+        fd = _memfd(blob, "program")
+        try:
+            sizes = [[path, len(files[path])] for path in order]
+            self.send({"op": "load", "files": sizes, **preload}, [fd])
+        finally:
+            os.close(fd)
+
+
+class Zygote(_Helper):
+    """The clean parent of candidate Python processes (see the module's docstring).
+
+    It holds only the candidate's files.
+    """
+
+    def start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the zygote
+            parent.close()
+            try:
+                _zygote_main(child)
+            finally:
+                os._exit(0)
+        child.close()
+        self.pid, self.sock = pid, parent
+
     def send_spawn(self, req: dict[str, Any], fds: dict[str, int], err_w: int) -> None:
         """Ask for a candidate process; :meth:`spawned` says its pid."""
         names = [n for n in CHILD_FDS if n in fds]
@@ -1782,17 +1985,6 @@ class Zygote:
             raise RuntimeError(f"the zygote could not start the program: {reply.get('error')}")
         return int(reply["pid"])
 
-    def send_load(self, files: dict[str, bytes], preload: dict[str, Any]) -> None:
-        """Give the zygote the candidate's files (in one memory file) and preload there."""
-        order = sorted(files)
-        blob = b"".join(files[path] for path in order)
-        fd = _memfd(blob, "program")
-        try:
-            sizes = [[path, len(files[path])] for path in order]
-            self.send({"op": "load", "files": sizes, **preload}, [fd])
-        finally:
-            os.close(fd)
-
     def reset(self) -> dict[str, Any]:
         return self.request({"op": "reset"})
 
@@ -1800,9 +1992,278 @@ class Zygote:
 _zygote = Zygote()
 
 
+# --- the warm judge -----------------------------------------------------------------------
+#
+# A judged Python test needs two processes: the candidate (forked from the zygote) and its
+# judge. Forking the judge per test cost as much again as the candidate (a fork, the
+# page copies every Python child makes, an exit): W2 halved when judges moved out of the
+# candidate's process. So, where the uids are separate, one judge process serves the
+# judged tests of every program of the sandbox, one after another: it runs as the judge
+# uid (not dumpable, the program cannot signal or read it), gets each program's judge files
+# and preload at ``load`` (never the program's), and each test's descriptors, limits (as
+# soft limits), working directory and environment with its request. Only trusted test
+# code runs in it, and the program reaches it only through the call channel's plain data.
+# What a test could leave for the next is checked after each one (``_judge_state``: the
+# recursion and digit limits, builtins, the modules present before, the standard streams,
+# import hooks, signal handlers, tracing, the collector, threads, warning filters, the
+# decimal context, memory); a test that changed any of it, or was killed (out of time,
+# say), retires the process, and the next test gets a new one.
+
+#: A warm judge retires after this many tests, or when it grew by this much memory.
+JUDGE_SERVER_TESTS = 1000
+JUDGE_SERVER_GROWTH_KB = 64 * 1024
+
+
+class JudgeServer(_Helper):
+    """The supervisor's handle on the warm judge process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pidfd = -1
+        self.retiring = False
+
+    def start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the judge process
+            parent.close()
+            code = 1
+            try:
+                code = _judge_server_main(child)
+            finally:
+                os._exit(code)
+        child.close()
+        try:
+            pidfd = os.pidfd_open(pid)  # type: ignore[attr-defined,unused-ignore]
+        except OSError:
+            os.kill(pid, signal.SIGKILL)  # not yet the judge uid's: still this process's
+            os.waitpid(pid, 0)
+            parent.close()
+            raise
+        self.pid, self.sock, self.pidfd = pid, parent, pidfd
+
+    def alive(self) -> bool:
+        """Whether the process still runs (its pidfd is readable once it has ended)."""
+        if self.pid <= 0:
+            return False
+        poller = select.poll()
+        poller.register(self.pidfd, select.POLLIN)
+        return not poller.poll(0)
+
+    def send_judge(self, judge: dict[str, Any], fds: dict[str, int]) -> None:
+        """Start one test in the judge process; its end is the reply on :attr:`sock`."""
+        names = [n for n in CHILD_FDS if n in fds]
+        header = {k: judge.get(k) for k in ("argv", "module", "function", "env", "cwd")}
+        self.send(
+            {"op": "judge", "fds": names, "limits": judge["limits"], **header},
+            [fds[n] for n in names],
+        )
+
+    def stop(self) -> None:
+        """Kill (unless it ended) and reap the process, and forget it."""
+        if self.pid > 0:
+            if self.alive():
+                try:
+                    signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # type: ignore[attr-defined,unused-ignore]
+                except OSError:
+                    pass
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass  # a reset reaped it already
+        if self.sock is not None:
+            self.sock.close()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+        self.pid, self.sock, self.pidfd, self.retiring = -1, None, -1, False
+
+
+_judge_server = JudgeServer()
+#: Whether judges may be kept between tests: with separate uids (the program cannot signal
+#: the judge), as the namespace's init, on a kernel with pidfds. Decided at start.
+_judge_server_ok = False
+
+
+def _judge_server_ready() -> JudgeServer | None:
+    """The warm judge, started if needed; None where judges are forked per test."""
+    if not _judge_server_ok:
+        return None
+    server = _judge_server
+    if server.pid > 0 and (server.retiring or not server.alive()):
+        server.stop()
+    if server.pid <= 0:
+        try:
+            server.start()
+        except OSError:
+            server.stop()
+            return None
+    return server
+
+
+def _judge_state() -> dict[str, Any]:
+    """What a test in the warm judge could leave behind for the next (see above)."""
+    import decimal
+    import gc
+    import threading
+
+    # The working directory and the environment are the next test's own (it sets them).
+    return {
+        "recursion limit": sys.getrecursionlimit(),
+        "integer digits limit": getattr(sys, "get_int_max_str_digits", lambda: None)(),
+        "builtins": {k: id(v) for k, v in vars(builtins).items()},
+        "modules": {k: id(v) for k, v in sys.modules.items() if k != "__main__"},
+        "standard streams": (id(sys.stdin), id(sys.stdout), id(sys.stderr)),
+        "import hooks": ([id(p) for p in sys.meta_path], [id(p) for p in sys.path_hooks]),
+        "module path": list(sys.path),
+        "signal handlers": [signal.getsignal(n) for n in _HANDLED_SIGNALS],
+        "tracing": (sys.gettrace(), sys.getprofile()),
+        "collector": (gc.isenabled(), gc.get_threshold()),
+        "threads": (threading.active_count(), len(os.listdir("/proc/self/task"))),
+        "warning filters": [id(f) for f in getattr(sys.modules.get("warnings"), "filters", ())],
+        "decimal context": repr(decimal.getcontext()),
+        # Its own code: the entries' functions and state (a test that replaced the harness's
+        # judge_main would judge every later program); the one judge state each test
+        # makes anew is left out.
+        "entries": {
+            f"{module.__name__}.{k}": id(v)
+            for module in _entry_cache.values()
+            for k, v in vars(module).items()
+            if k not in _PER_TEST
+        },
+    }
+
+
+#: Globals of an entry that each test sets anew (the harness's current judge).
+_PER_TEST = frozenset({"_JUDGE"})
+
+
+#: The signals whose handlers a judge's test could change (not KILL and STOP).
+_HANDLED_SIGNALS = sorted(set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP})
+
+
+def _judge_changed(before: dict[str, Any]) -> str | None:
+    """What a test changed of :func:`_judge_state`, or None.
+
+    Modules and builtins it added are its own business (a module it imported first, say);
+    one it replaced or removed is a change.
+    """
+    now = _judge_state()
+    for name, was in before.items():
+        if name in ("builtins", "modules", "entries"):
+            if any(now[name].get(k) != v for k, v in was.items()):
+                return name
+        elif now[name] != was:
+            return name
+    return None
+
+
+def _judge_server_main(sock: socket.socket) -> int:
+    """The warm judge's loop: become the judge, then load programs' tests and run tests."""
+    os.setsid()
+    _name("judge")
+    control = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD_CLOEXEC, 64)
+    sock.close()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for target in range(len(CHILD_FDS)):
+        os.dup2(devnull, target)
+    null = fcntl.fcntl(devnull, fcntl.F_DUPFD_CLOEXEC, 64)
+    os.close(devnull)
+    start = len(CHILD_FDS)
+    for keep in sorted((control, null)):
+        os.closerange(start, keep)
+        start = keep + 1
+    os.closerange(start, 65536)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _write_proc("/proc/self/oom_score_adj", b"0")
+    _become(_ids.judge, dumpable=False)
+    _fresh_stdio()
+    channel = socket.socket(fileno=control)
+    baseline: dict[str, Any] | None = None
+    baseline_kb = 0
+    tests = 0
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(channel, 1 << 20, len(CHILD_FDS) + 1)
+        except OSError:
+            return 0
+        if not data:
+            return 0
+        header = json.loads(data)
+        op = header.get("op")
+        if op == "load":
+            reply = _judge_server_load(header, fds)
+        elif op == "judge":
+            if baseline is None:
+                baseline, baseline_kb = _judge_state(), _rss_kb()
+            reply = _judge_server_test(header, fds, null)
+            tests += 1
+            reply["retire"] = (
+                tests >= JUDGE_SERVER_TESTS
+                or _rss_kb() > baseline_kb + JUDGE_SERVER_GROWTH_KB
+                or _judge_changed(baseline) is not None
+            )
+        else:
+            for fd in fds:
+                os.close(fd)
+            reply = {"ok": False, "error": f"unknown op {op!r}"}
+        channel.sendall(json.dumps(reply).encode())
+        if reply.get("retire"):
+            return 0
+
+
+def _judge_server_load(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    """A program's judge files and judges' entries (one memory file), and the preload."""
+    _entries.clear()
+    files: dict[str, bytes] = {}
+    _unpack_files(header, fds, files)
+    for fd in fds:
+        os.close(fd)
+    entries = set(header.get("entry_files") or ())
+    _program_files.clear()  # nothing of an earlier program stays: only these entries
+    _program_files.update({k: v for k, v in files.items() if k in entries})
+    _judge_files.clear()
+    _judge_files.update({k: v for k, v in files.items() if k not in entries})
+    return _preload(header)
+
+
+def _judge_server_test(header: dict[str, Any], fds: list[int], null: int) -> dict[str, Any]:
+    """One test in the warm judge: its descriptors at 0 to 9, its limits, its call."""
+    given = dict(zip(header["fds"], fds, strict=False))
+    for target, name in enumerate(CHILD_FDS):
+        os.dup2(given.get(name, null), target)
+    for fd in fds:
+        os.close(fd)
+    _child_env(header)
+    started = time.process_time()
+    code = 1
+    saved_main, saved_argv = sys.modules.get("__main__"), list(sys.argv)
+    try:
+        os.chdir(header.get("cwd") or "/")
+        _set_limits(header["limits"], enforce_nproc=_pid1, soft=True)
+        module = _entries.get(header["module"]) or _load_entry(header["module"])
+        code = _call_entry(getattr(module, header["function"]), header["argv"])
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        _flush_stdio()
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+        sys.argv[:] = saved_argv
+        # The test's descriptors close here: its verdict channel and the program's call
+        # channel end, as at a judge process's exit.
+        for target in range(len(CHILD_FDS)):
+            os.dup2(null, target)
+        _lift_soft_limits()
+    return {"ok": True, "code": code & 0xFF, "cpu_s": round(time.process_time() - started, 6)}
+
+
 def _zygote_main(sock: socket.socket) -> None:
     """The zygote's loop: load candidate files, spawn candidates, reset."""
     os.setsid()
+    _name("zygote")
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     # The host's protocol pipes are the agent's alone (their end must come with the agent's).
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -1844,17 +2305,24 @@ def _zygote_main(sock: socket.socket) -> None:
         sock.sendall(json.dumps(reply).encode())
 
 
-def _zygote_load(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
-    _program_files.clear()
-    _entries.clear()
+def _unpack_files(header: dict[str, Any], fds: list[int], into: dict[str, bytes]) -> None:
+    """Files sent in one memory file (:meth:`_Helper.send_load`), replacing ``into``'s."""
+    into.clear()
     if fds:
         with os.fdopen(os.dup(fds[0]), "rb") as f:
             blob = f.read()
         offset = 0
-        for path, size in header.get("files", []):
-            _program_files[str(path)] = blob[offset : offset + int(size)]
+        for name, size in header.get("files", []):
+            into[str(name)] = blob[offset : offset + int(size)]
             offset += int(size)
-    return _preload(header)
+
+
+def _zygote_load(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    _entries.clear()
+    _unpack_files(header, fds, _program_files)
+    reply = _preload(header)
+    _trim_heap()
+    return reply
 
 
 def _zygote_spawn(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
@@ -1866,6 +2334,7 @@ def _zygote_spawn(header: dict[str, Any], fds: list[int]) -> dict[str, Any]:
     req = header["req"]
     if req["module"] not in _entries:
         _load_entry(req["module"])
+    _child_env(req)
     pid = _fork_sibling()
     if pid == 0:  # pragma: no cover - the candidate
         _child(req, child_fds, err_w, "program")
@@ -2081,6 +2550,24 @@ def reset() -> dict[str, Any]:
 # --- requests ------------------------------------------------------------------------------
 
 
+def _judge_preload(part: dict[str, Any]) -> dict[str, Any]:
+    """The judges' preload: in the warm judge (with the judge files), else here."""
+    wanted = part["entries"] or part["calls"] or part["modules"]
+    server = _judge_server_ready() if wanted else None
+    if server is not None:
+        # The judges' entries go with their files: the warm judge was forked from here
+        # before this program came, and holds an earlier program's copy at most.
+        entries = {p: _program_files[p] for p in part["entries"] if p in _program_files}
+        try:
+            server.send_load({**_judge_files, **entries}, {**part, "entry_files": sorted(entries)})
+            return server.receive()
+        except (OSError, RuntimeError, ValueError):
+            server.stop()  # its tests will be forked from here, which preloads instead
+    judged = _preload(part)
+    _trim_heap()
+    return judged
+
+
 def _judge_load(header: dict[str, Any], blobs: list[bytes]) -> None:
     _judge_files.clear()
     for item in header.get("judge_files", []):
@@ -2213,11 +2700,11 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
             for item in header["files"]:
                 files[str(item["path"])] = blobs[item["blob"]]
             _program_files.update(files)
-        # The zygote preloads the program's part while this process does the judges' (judges
-        # are forked from here): two processes, two CPUs.
+        # The zygote preloads the program's part while the warm judge, or this process (where
+        # judges are forked from here), does the judges': two processes, two CPUs.
         _zygote.send_load(files, program_part)
         try:
-            judged = _preload(judge_part)
+            judged = _judge_preload(judge_part)
         finally:
             loaded = _zygote.receive()
         return _merge_replies(loaded, judged), []
@@ -2233,13 +2720,22 @@ def main(argv: list[str]) -> int:
         return int(argv[argv.index(name) + 1]) if name in argv else default
 
     program = arg("--uid")
+    cpu = arg("--cpu")
+    if cpu >= 0:
+        # The host's placement: every process of the sandbox inherits it (see LocalRuntime's
+        # pin_cpus). A CPU this process may not use leaves it where it was.
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            pass
     global _ids, _pid1, _initial_keys, _initial_cwd, _STDIO, _initial_state, _zygote_state
-    global _data_limit_enforced, _nproc_extra, _program_filter
+    global _data_limit_enforced, _nproc_extra, _program_filter, _judge_server_ok
     _ids = Ids(arg("--supervisor-uid", program), arg("--judge-uid", program), program)
     workdir = argv[argv.index("--workdir") + 1] if "--workdir" in argv else None
     if "--seccomp" in argv:
         _program_filter = bytes.fromhex(argv[argv.index("--seccomp") + 1])
     become_supervisor(_ids, workdir)
+    _name("supervisor")
     # Python handles SIGINT; an init process with no handler cannot be signalled from
     # inside its namespace at all, so a sandboxed program cannot interrupt the agent.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -2256,6 +2752,11 @@ def main(argv: list[str]) -> int:
     _data_limit_enforced = _probe_data_limit()
     if _pid1:
         _nproc_extra = _probe_nproc_extra()
+    _prepare_child_calls()
+    _judge_server_ok = (
+        _ids.separate and _pid1 and _has_pidfd() and hasattr(signal, "pidfd_send_signal")
+    )
+    _trim_heap()
     # Before any request is read: the zygote's memory never holds a test.
     _zygote.start()
     _initial_state = _own_state()

@@ -33,8 +33,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import importlib.util
 import json
 import logging
+import marshal
 import os
 import shutil
 import subprocess
@@ -150,6 +152,16 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         cgroups: Give each sandbox a control group of its own (memory of all its processes,
             processes, CPU weight; see :mod:`verifiers.runtimes.cgroups`) when the host
             allows it (root, or a delegated subtree).
+        pin_cpus: Run every process of a sandbox that builds nothing on one CPU, the one
+            with the fewest sandboxes at work (where this process may use several). A
+            judged test hands work between the sandbox's processes dozens of times (the
+            supervisor, the zygote, the judge and the program, each waking the next), and a
+            hand-off to another CPU costs a cross-CPU wake-up, six to ten times one on the
+            same CPU in a VM (``bench/pinning.py``). A sandbox that builds keeps every CPU
+            (compilers run threads), and so does any program it runs; so does a sandbox
+            started while the machine is oversubscribed (a load average over
+            :data:`PIN_MAX_LOAD` times its CPUs), where a pinned sandbox could not move
+            away from a CPU that other work keeps busy.
     """
 
     name = "local"
@@ -173,6 +185,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         max_idle: int | None = None,
         seccomp: bool = True,
         cgroups: bool = True,
+        pin_cpus: bool = True,
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
             raise ValueError(f"isolation: expected auto, bwrap or none, got {isolation!r}")
@@ -194,6 +207,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._python_env: SandboxPython | None = None
         self.python_packages = tuple(python_packages)
         self._agent = agent_source()
+        self._agent_image: tuple[bytes, tuple[bytes, str]] | None = None
         self.warm = warm
         self.seccomp = seccomp
         self.cgroups = cgroups
@@ -210,6 +224,8 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         self._tidied = False
         #: Counters of the warm pool: started, reused, discarded (with reasons in the log).
         self.warm_stats = {"started": 0, "reused": 0, "discarded": 0}
+        allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self._cpus = CpuPlacement(allowed) if pin_cpus and len(allowed) > 1 else None
 
     def __repr__(self) -> str:
         return f"LocalRuntime(isolation={self.isolation!r}, python={self.python!r})"
@@ -330,10 +346,12 @@ class LocalRuntime(ProbedRuntime[_Probe]):
             key = _warm_key(mode, limits, program)
             warm = await self._take_warm(program, limits, key, values)
             finished = False
+            self._working(warm, 1)
             try:
                 yield warm
                 finished = True
             finally:
+                self._working(warm, -1)
                 await self._give_back(warm, key, finished)
             return
         if mode == "none":
@@ -341,11 +359,17 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         else:
             session = await self._start_bwrap(program, limits, mode)
         session.conn.placeholders.update(values)
+        self._working(session, 1)
         try:
             await session.setup(program)
             yield session
         finally:
+            self._working(session, -1)
             await session.close()
+
+    def _working(self, session: AgentSession, change: int) -> None:
+        if self._cpus is not None and session.cpu is not None:
+            self._cpus.busy[session.cpu] += change
 
     # --- warm sandboxes ----------------------------------------------------------------------
 
@@ -417,10 +441,19 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         await session.setup(program)
 
     def _pop_idle(self, key: _WarmKey) -> AgentSession | None:
+        """The idle sandbox for ``key`` on the CPU with the least work, the newest of them."""
+        best = -1
         for n in range(len(self._idle) - 1, -1, -1):
-            if self._idle[n][1] == key:
-                return self._idle.pop(n)[2]
-        return None
+            if self._idle[n][1] == key and (
+                best < 0 or self._load_of(self._idle[n][2]) < self._load_of(self._idle[best][2])
+            ):
+                best = n
+        return self._idle.pop(best)[2] if best >= 0 else None
+
+    def _load_of(self, session: AgentSession) -> int:
+        if self._cpus is None or session.cpu is None:
+            return 0
+        return self._cpus.busy[session.cpu]
 
     async def _give_back(self, session: AgentSession, key: _WarmKey, finished: bool) -> None:
         if not finished or session.conn.broken:
@@ -566,6 +599,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         program_uid: int,
         memory_view: str | None = None,
         program_dir: str | None = None,
+        cpu: int | None = None,
     ) -> list[str]:
         path = self._bwrap_path()
         assert path is not None
@@ -629,12 +663,36 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--clearenv"]
         for key, value in sandbox_environment(self.python, WORK_DIR).items():
             args += ["--setenv", key, value]
-        args += ["--", self.python, "-s", "-B", AGENT_PATH, "--uid", str(program_uid)]
+        agent_path = self._agent_file()[1]
+        args += ["--", self.python, "-s", "-B", agent_path, "--uid", str(program_uid)]
         if mode == "root":
             args += ["--supervisor-uid", str(self.supervisor_uid)]
             args += ["--judge-uid", str(self.judge_uid)]
         args += ["--workdir", WORK_DIR]
+        if cpu is not None:
+            args += ["--cpu", str(cpu)]
         return args
+
+    def _agent_file(self) -> tuple[bytes, str]:
+        """The agent as sandboxes run it, and where.
+
+        Compiled here when they run this interpreter (the same version, so its bytecode),
+        else its source.
+
+        Compiling 2,700 lines in the sandbox left about 3 MB of the compiler's memory in the
+        supervisor and in the zygote it forks, which every forked test then copies the page
+        tables of and tears down again; loaded compiled, the agent adds a tenth of that.
+        """
+        source = self._agent
+        if self._agent_image is None or self._agent_image[0] is not source:
+            image = (source, AGENT_PATH)
+            if os.path.realpath(self.python) == os.path.realpath(sys.executable):
+                code = compile(source, AGENT_PATH, "exec", dont_inherit=True)
+                # A pyc header (magic, flags, mtime, size) that no source is checked against.
+                header = importlib.util.MAGIC_NUMBER + bytes(12)
+                image = (header + marshal.dumps(code), AGENT_PATH + "c")
+            self._agent_image = (source, image)
+        return self._agent_image[1]
 
     def _data_files(self, program: Program, ids: dict[str, int]) -> list[tuple[bytes, str]]:
         users = "root:x:0:0:root:/root:/usr/sbin/nologin\n" + "".join(
@@ -643,7 +701,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         )
         groups = "root:x:0:\n" + "".join(f"{name}:x:{uid}:\n" for name, uid in ids.items())
         files = [
-            (self._agent, AGENT_PATH),
+            self._agent_file(),
             (users.encode(), "/etc/passwd"),
             (groups.encode(), "/etc/group"),
             (b"127.0.0.1 localhost sandbox\n::1 localhost\n", "/etc/hosts"),
@@ -670,11 +728,15 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         # A warm sandbox's program directory: bound read-only, filled per program by the host.
         program_dir = _program_directory(tidy=not self._tidied) if warm else None
         self._tidied = self._tidied or warm
+        placement = self._cpus if program.build is None and not _oversubscribed() else None
+        cpu = placement.place() if placement is not None else None
         try:
             session = await self._start_with(
-                program, limits, mode, program_uid, ids, group, program_dir
+                program, limits, mode, program_uid, ids, group, program_dir, cpu
             )
         except BaseException:
+            if placement is not None and cpu is not None:
+                placement.release(cpu)
             UidPool.give(slot)
             if group is not None:
                 await asyncio.to_thread(group.remove)
@@ -687,6 +749,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         session.on_close.append(lambda: UidPool.give(slot))
         if group is not None:
             session.on_close.append(group.remove)
+        if placement is not None and cpu is not None:
+            session.cpu = cpu
+            session.on_close.append(lambda: placement.release(cpu))
         return session
 
     def _group(self, program: Program, limits: Limits) -> cgroups_module.SandboxGroup | None:
@@ -712,6 +777,7 @@ class LocalRuntime(ProbedRuntime[_Probe]):
         ids: dict[str, int],
         group: cgroups_module.SandboxGroup | None,
         program_dir: str | None = None,
+        cpu: int | None = None,
     ) -> AgentSession:
         fds: list[int] = []
         try:
@@ -721,7 +787,9 @@ class LocalRuntime(ProbedRuntime[_Probe]):
                 fds.append(fd)
                 data_fds.append((fd, dest))
             view = str(group.memory_dir) if group is not None else None
-            args = self._bwrap_args(program, limits, mode, data_fds, program_uid, view, program_dir)
+            args = self._bwrap_args(
+                program, limits, mode, data_fds, program_uid, view, program_dir, cpu
+            )
             if self.seccomp:
                 filter_program = seccomp_program()
                 if filter_program is not None:
@@ -864,6 +932,43 @@ class LocalRuntime(ProbedRuntime[_Probe]):
 #: cgroup was made for those), the same need of a build's memory, and the same host paths
 #: (toolchains, data: the sandbox's mounts).
 _WarmKey = tuple[str, int, int, int, bool, tuple[str, ...]]
+
+
+#: Sandboxes are not pinned to a CPU while the load average is over this many times the
+#: CPUs: measured with bench/pinning.py on 2 CPUs, pinning W2 was 1.2x faster than not at
+#: load 3 to 5 and 0.65x at load 9, when other work held the CPUs.
+PIN_MAX_LOAD = 3.0
+
+
+def _oversubscribed() -> bool:
+    try:
+        return os.getloadavg()[0] > PIN_MAX_LOAD * len(os.sched_getaffinity(0))
+    except (OSError, AttributeError):
+        return False
+
+
+class CpuPlacement:
+    """Which CPU each pinned sandbox runs on (see ``LocalRuntime``'s ``pin_cpus``).
+
+    A new sandbox goes to the CPU with the fewest sandboxes at work, then the fewest alive;
+    an idle one is taken from the CPU with the least work (``LocalRuntime._pop_idle``).
+    """
+
+    def __init__(self, cpus: Sequence[int]) -> None:
+        self.cpus = list(cpus)
+        #: Sandboxes at work (serving a program) and alive, per CPU.
+        self.busy = dict.fromkeys(self.cpus, 0)
+        self.alive = dict.fromkeys(self.cpus, 0)
+
+    def place(self) -> int:
+        """The CPU for a new sandbox (counted alive until :meth:`release`)."""
+        cpu = min(self.cpus, key=lambda c: (self.busy[c], self.alive[c]))
+        self.alive[cpu] += 1
+        return cpu
+
+    def release(self, cpu: int) -> None:
+        """A sandbox on ``cpu`` closed."""
+        self.alive[cpu] -= 1
 
 
 def _warm_key(mode: str, limits: Limits, program: Program) -> _WarmKey:

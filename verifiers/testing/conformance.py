@@ -8,6 +8,7 @@ Python, so any runtime with ``/bin/sh`` and the Python interpreter passes.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import os
 import signal
@@ -337,6 +338,42 @@ async def call_steps_fork_the_interpreter(runtime: Runtime) -> None:
     async with runtime.session(program, Limits()) as session:
         r = await session.run(call)
     _expect(r.exit_code == 7 and r.stdout == b"called ['a', 'b'] input\n", "call step failed", r)
+
+
+@check
+async def each_step_has_exactly_its_environment(runtime: Runtime) -> None:
+    # Steps of one session with different variables, exec'd and forked, in turns: none
+    # sees another's variables, and none the sandbox's own (a supervisor adopts a step's
+    # environment before it forks, so the next step's must replace it).
+    module = b"import os\ndef main(argv):\n    print(sorted(os.environ))\n    return 0\n"
+    program = Program(
+        files={"entry.py": module}, tests=(), preload_entries=("{program_dir}/entry.py",)
+    )
+    show = "import os; print(sorted(os.environ))"
+
+    def call(env: dict[str, str]) -> Step:
+        limits = Limits().step_limits()
+        return Step(argv=(), limits=limits, kind="call", module="{program_dir}/entry.py", env=env)
+
+    runs = [
+        ("exec", py(show, env={"VF_FIRST": "1"}), "VF_FIRST"),
+        ("call", call({"VF_SECOND": "2"}), "VF_SECOND"),
+        ("exec", py(show), None),
+        ("call", call({"VF_THIRD": "3"}), "VF_THIRD"),
+    ]
+    async with runtime.session(program, Limits()) as session:
+        seen = [(kind, await session.run(s), own) for kind, s, own in runs]
+    base: set[str] | None = None
+    for kind, r, own in seen:
+        _expect(r.exit_code == 0, f"a {kind} step failed", r)
+        names = set(ast.literal_eval(r.stdout.decode().strip()))
+        mine = {own} if own else set()
+        _expect(mine <= names, f"a {kind} step lacks its own variable {own}", r)
+        others = {n for n in names if n.startswith("VF_")} - mine
+        _expect(not others, f"a {kind} step sees another step's variables {sorted(others)}", r)
+        _expect("PWD" not in names, f"a {kind} step sees the sandbox's PWD", r)
+        base = names - mine if base is None else base
+        _expect(names - mine == base, f"a {kind} step's base environment differs", r)
 
 
 @check

@@ -85,7 +85,7 @@ class Agent:
     """A live sandbox agent process (see :func:`agents`)."""
 
     pid: int
-    role: str  # "supervisor" (bubblewrap's or a container's child) or "zygote" (its child)
+    role: str  # "supervisor", "zygote" or "judge" (the warm judge)
     cpu_s: float  # its own CPU time
     children_cpu_s: float  # its reaped children's (programs, judges)
 
@@ -93,26 +93,39 @@ class Agent:
 def agents() -> list[Agent]:
     """The sandbox agents alive on this host, with their CPU time so far.
 
-    A zygote is an agent whose parent is an agent; every other agent is a supervisor. A
-    benchmark reads them before the sandboxes close to split its machinery by role; a
-    test, to check that closing a sandbox accounts for all of it.
+    An agent names its processes by role (``vf-supervisor``, ``vf-zygote``, ``vf-judge``;
+    a program's is ``vf-program``, not an agent); one that does not is a zygote if its
+    parent is an agent, else a supervisor. A benchmark reads them before the sandboxes
+    close to split its machinery by role; a test, to check that closing a sandbox
+    accounts for all of it.
     """
-    found: dict[int, tuple[int, float, float]] = {}
+    found: dict[int, tuple[int, float, float, str]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or not _is_agent(int(entry)):
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
+                head, _, tail = f.read().rpartition(b")")
         except OSError:
             continue
+        name = head.partition(b"(")[2].decode(errors="replace")
+        if name == "vf-program":
+            continue
+        fields = tail.split()
         own = (int(fields[11]) + int(fields[12])) / tick
-        found[int(entry)] = (int(fields[1]), own, (int(fields[13]) + int(fields[14])) / tick)
+        reaped = (int(fields[13]) + int(fields[14])) / tick
+        found[int(entry)] = (int(fields[1]), own, reaped, name)
     return [
-        Agent(pid, "zygote" if parent in found else "supervisor", own, reaped)
-        for pid, (parent, own, reaped) in found.items()
+        Agent(pid, _role(name, parent in found), own, reaped)
+        for pid, (parent, own, reaped, name) in found.items()
     ]
+
+
+def _role(name: str, child_of_an_agent: bool) -> str:
+    if name in ("vf-supervisor", "vf-zygote", "vf-judge"):
+        return name[3:]
+    return "zygote" if child_of_an_agent else "supervisor"
 
 
 def _is_agent(pid: int) -> bool:
