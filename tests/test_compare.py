@@ -12,6 +12,7 @@ from verifiers.compare import (
     DecodeError,
     Opaque,
     canonical,
+    check_spread,
     decode_value,
     outputs_match,
     values_equal,
@@ -129,3 +130,16 @@ def test_canonical_forms_are_hashable_and_equal_as_values_are() -> None:
         deep = [deep]
     assert canonical(deep) != canonical(deep)
     assert canonical("Ab", casefold=True) == canonical("aB", casefold=True)
+
+
+def test_repeated_items_are_not_a_hash_collision() -> None:
+    # A query's rows repeat freely (Spider dev/97: 230 rows of 28 values); equal items
+    # sharing a hash cost nothing to count, so only unequal ones sharing a hash are refused.
+    rows = [("name", i % 28) for i in range(230)]
+    assert check_spread(rows) is rows
+    assert check_spread([7] * 1000) == [7] * 1000
+    colliding = [j * (2**61 - 1) for j in range(1, 201)]
+    with pytest.raises(DecodeError, match="200 items of which 199 share a hash"):
+        check_spread(colliding)
+    # Honest values that happen to collide (hash(-1) == hash(-2)) are a few, never half.
+    assert len(check_spread([-1, -2, *range(100)])) == 102
