@@ -17,6 +17,7 @@ import pytest
 import verifiers
 from verifiers.languages.python import COLD_ONLY, PythonLanguage
 from verifiers.runtimes.local import LocalRuntime
+from verifiers.testing import resources
 
 RUNTIME = LocalRuntime()
 SUMS = {"inputs": ["1 2\n", "3 4\n", "10 20\n"], "outputs": ["3\n", "7\n", "30\n"]}
@@ -208,3 +209,25 @@ def test_a_test_stopped_in_the_runner_is_charged_its_cpu_time() -> None:
     assert [t.status.value for t in result.tests] == ["passed", "timeout"]
     assert result.tests[1].cpu_s >= 0.5, result.tests[1]
     assert result.tests[1].cpu_s <= result.tests[1].wall_s * 1.5 + 0.5
+
+
+def _supervisors_cpu_s() -> dict[int, float]:
+    return {a.pid: a.cpu_s for a in resources.agents() if a.role == "supervisor"}
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["while True:\n    pass\n", "import os\nos.close(1)\nos.close(2)\nwhile True:\n    pass\n"],
+    ids=["loop", "closes-its-output-then-loops"],
+)
+def test_the_supervisor_sleeps_while_a_warm_test_runs(code: str) -> None:
+    # A runner's own output pipe at its end polls readable for ever: the supervisor spun
+    # on it for as long as the test ran, on the program's own CPU when pinned (a looping
+    # test got half its time limit of CPU, and the machinery burnt the other half).
+    tests = {"inputs": ["1\n", "2\n"], "outputs": ["1\n", "2\n"]}
+    _score(SUMS["inputs"][0], {"inputs": ["x\n"], "outputs": ["x\n"]})  # a warm sandbox
+    before = _supervisors_cpu_s()
+    r = _score(code, tests, limits={"timeout_s": 1.5})
+    spent = sum(cpu - before.get(pid, 0.0) for pid, cpu in _supervisors_cpu_s().items())
+    assert r.tests[0].status.value == "timeout", r.feedback
+    assert spent < 0.5, f"the supervisors used {spent:.2f} s of CPU during a 1.5 s test"

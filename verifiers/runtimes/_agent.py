@@ -1356,6 +1356,19 @@ class _Runner:
         self.output = output
         self.cpu_s = 0.0
 
+    def read_output(self) -> bytes:
+        """What the runner wrote of its own output; at its end the pipe is closed.
+
+        A pipe at its end polls readable for ever: kept in a poll set, it would spin the
+        supervisor on the program's CPU for as long as a test runs (runners close their
+        own output, and a program can close it too). Raises ``BlockingIOError``.
+        """
+        chunk = os.read(self.output, 1 << 16)
+        if not chunk:
+            os.close(self.output)
+            self.output = -1
+        return chunk
+
     def close(self) -> None:
         # Once only: a number closed twice may by then be another descriptor's.
         fds, self.requests, self.replies, self.output = (
@@ -1471,14 +1484,19 @@ def _await_ready(runner: _Runner, deadline: float) -> bool:
     while time.monotonic() < deadline:
         poller = select.poll()
         poller.register(runner.replies, select.POLLIN)
-        poller.register(runner.output, select.POLLIN)
+        if runner.output >= 0:
+            poller.register(runner.output, select.POLLIN)
         for fd, _ in poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+            if fd == runner.output:
+                try:
+                    runner.read_output()  # the runner's own start-up chatter
+                except BlockingIOError:
+                    pass
+                continue
             try:
                 chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
                 continue
-            if fd == runner.output:
-                continue  # the runner's own start-up chatter
             if not chunk:
                 return False
             buffer += chunk
@@ -1675,7 +1693,8 @@ def _exchange(
                 return None, None, None, True, None
             poller = select.poll()
             poller.register(runner.replies, select.POLLIN)
-            poller.register(runner.output, select.POLLIN)
+            if runner.output >= 0:
+                poller.register(runner.output, select.POLLIN)
             if pidfd >= 0:
                 poller.register(pidfd, select.POLLIN)
             if view:
@@ -1695,7 +1714,7 @@ def _exchange(
                         view = memoryview(b"")  # the runner is gone: its end says why
                 elif fd == runner.output:
                     try:
-                        chunk = os.read(fd, 1 << 16)
+                        chunk = runner.read_output()
                     except BlockingIOError:
                         continue
                     if chunk:
