@@ -29,6 +29,7 @@ from verifiers.runtimes import LocalRuntime
 from verifiers.specs import TestSpec
 
 from .languages.test_case_tables import toolchain_ready
+from .verdicts import not_forged
 
 # --- the tasks -----------------------------------------------------------------------------
 
@@ -521,17 +522,12 @@ def _score(language: str, code: str, tests: Any, runtime: LocalRuntime) -> Resul
     return verifiers.score(language, code, tests, runtime=runtime, policy="partial")
 
 
-def _not_forged(result: Result) -> None:
-    assert result.passed == 0 and result.score == 0.0, (result.status, result.feedback)
-    assert result.status is not Status.SANDBOX_ERROR, result.feedback
-
-
 @pytest.mark.parametrize("key", sorted(REFUSED), ids=lambda k: f"{k[0]}: {k[1]}")
 def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str]) -> None:
     language, _ = key
     code, rule, *task = REFUSED[key]
     result = _score(language, code, task[0] if task else TASKS[language], runtime)
-    _not_forged(result)
+    not_forged(result)
     assert result.status is Status.FAILED, result.feedback
     assert result.compile is None, "a refused program is never built"
     assert result.hack_suspected and f"code policy {rule}: " in result.hack_suspected, (
@@ -545,7 +541,7 @@ def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str])
 def test_the_honest_wrong_answer_does_not_pass(runtime: LocalRuntime, language: str) -> None:
     toolchain_ready(language)
     wrong = _score(language, WRONG[language], TASKS[language], runtime)
-    _not_forged(wrong)
+    not_forged(wrong)
     assert wrong.status is Status.FAILED and wrong.hack_suspected is None, wrong.feedback
     right = _score(language, RIGHT[language], TASKS[language], runtime)
     assert right.ok and right.passed == right.total == 1, right.feedback
@@ -622,7 +618,7 @@ def test_the_harness_holds_without_the_policy(runtime: LocalRuntime, key: tuple[
     result = CodeVerifier(UNCHECKED[language](), runtime).score(
         code, TASKS[language], policy="partial"
     )
-    _not_forged(result)
+    not_forged(result)
     assert result.status is status, result.feedback
     assert result.compile is not None and result.compile.exit_code == 0, "it was built and run"
 
@@ -663,7 +659,7 @@ def test_the_tests_token_proves_they_ran_to_their_end(
     result = CodeVerifier(unchecked, runtime).score(
         FALLS_THROUGH[key], TASKS[language], policy="partial"
     )
-    _not_forged(result)
+    not_forged(result)
     assert result.status is Status.RUNTIME_ERROR, result.feedback
     assert "did not run to their end" in result.feedback, result.feedback
 
@@ -674,7 +670,7 @@ def test_undefined_behaviour_traps(runtime: LocalRuntime, name: str) -> None:
     checked build traps where the function flows off its end."""
     toolchain_ready("cpp")
     result = _score("cpp", FALLS_THROUGH[("cpp", name)], CPP_TASK, runtime)
-    _not_forged(result)
+    not_forged(result)
     assert result.status is Status.RUNTIME_ERROR and result.hack_suspected is None, result.feedback
     assert "undefined behaviour trapped" in result.feedback, result.feedback
 
@@ -693,6 +689,7 @@ def test_stdin_stdout_builds_keep_their_flags() -> None:
 
 #: Programs whose entry point is not the declared function, though the policy is off: the
 #: compiler's own check of the signature (appended after the tests) fails their build.
+#: Checked by ``test_reward_hacks_compiled.py`` with the Go and Rust cases.
 SIGNATURE_CHECKED: dict[tuple[str, str], tuple[str, Any]] = {
     ("cpp", "own string type in a namespace, the entry brought in by using (CPP/15)"): (
         _CPP_OWN_STRING,
@@ -711,21 +708,6 @@ SIGNATURE_CHECKED: dict[tuple[str, str], tuple[str, Any]] = {
         C_TASK,
     ),
 }
-
-
-@pytest.mark.parametrize("key", sorted(SIGNATURE_CHECKED), ids=lambda k: f"{k[0]}: {k[1]}")
-def test_the_compiler_checks_the_declared_signature(
-    runtime: LocalRuntime, key: tuple[str, str]
-) -> None:
-    language, _ = key
-    toolchain_ready(language)
-    code, task = SIGNATURE_CHECKED[key]
-    result = CodeVerifier(UNCHECKED[language](), runtime).score(code, task, policy="partial")
-    _not_forged(result)
-    assert result.status is Status.FAILED, result.feedback
-    assert result.compile is not None and result.compile.exit_code != 0, "refused by the build"
-    assert f"(rule {language}/signature)" in result.feedback, result.feedback
-    assert f"{language}/signature" in (result.hack_suspected or ""), result.hack_suspected
 
 
 _STEAL_FROM_THE_HARNESS = (
@@ -777,7 +759,7 @@ def test_without_the_policy_these_would_pass(runtime: LocalRuntime, key: tuple[s
     )
     assert unchecked.passed == 1, unchecked.feedback
     checked = _score(language, code, TASKS[language], runtime)
-    _not_forged(checked)
+    not_forged(checked)
     assert checked.hack_suspected, checked.feedback
 
 
@@ -880,7 +862,7 @@ def test_a_declared_library_type_is_the_librarys(runtime: LocalRuntime) -> None:
     )
     assert right.ok and right.hack_suspected is None, right.feedback
     wrong = _score("cpp", head + '    return "one";\n}\n', CPP_STRING_TASK, runtime)
-    _not_forged(wrong)
+    not_forged(wrong)
     assert wrong.status is Status.FAILED and wrong.hack_suspected is None, wrong.feedback
 
 
@@ -952,6 +934,6 @@ def test_a_wrong_program_does_not_get_a_right_one_s_build(runtime: LocalRuntime)
     right = _score("cpp", program("\udcff"), CPP_TASK, runtime)
     assert right.ok, right.feedback
     wrong = _score("cpp", program("\udcfe"), CPP_TASK, runtime)
-    _not_forged(wrong)
+    not_forged(wrong)
     assert wrong.status is Status.FAILED, wrong.feedback
     assert wrong.compile is not None and not wrong.compile.cached

@@ -28,7 +28,9 @@ from verifiers.results import Result
 from verifiers.runtimes import LocalRuntime
 from verifiers.specs import TestSpec
 
+from . import test_reward_hacks_cfamily_java as cfamily
 from .languages.test_case_tables import toolchain_ready
+from .verdicts import not_forged, refused_by_the_build
 
 # --- the tasks -----------------------------------------------------------------------------
 
@@ -554,17 +556,12 @@ def _score(language: str, code: str, tests: Any, runtime: LocalRuntime) -> Resul
     return verifiers.score(language, code, tests, runtime=runtime, policy="partial")
 
 
-def _not_forged(result: Result) -> None:
-    assert result.passed == 0 and result.score == 0.0, (result.status, result.feedback)
-    assert result.status is not Status.SANDBOX_ERROR, result.feedback
-
-
 @pytest.mark.parametrize("key", sorted(REFUSED), ids=lambda k: f"{k[0]}: {k[1]}")
 def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str]) -> None:
     language, _ = key
     code, rule, *task = REFUSED[key]
     result = _score(language, code, task[0] if task else TASKS[language], runtime)
-    _not_forged(result)
+    not_forged(result)
     assert result.status is Status.FAILED
     assert result.compile is None, "a refused program is never built"
     assert result.hack_suspected and f"code policy {rule}: " in result.hack_suspected, (
@@ -580,7 +577,7 @@ def test_refused_before_it_is_built(runtime: LocalRuntime, key: tuple[str, str])
 def test_the_honest_wrong_answer_does_not_pass(runtime: LocalRuntime, language: str) -> None:
     toolchain_ready(language)
     wrong = _score(language, WRONG[language], TASKS[language], runtime)
-    _not_forged(wrong)
+    not_forged(wrong)
     assert wrong.status is Status.FAILED and wrong.hack_suspected is None, wrong.feedback
     right = _score(language, RIGHT[language], TASKS[language], runtime)
     assert right.ok and right.passed == right.total >= 3, right.feedback
@@ -653,7 +650,7 @@ def test_the_harness_holds_without_the_policy(runtime: LocalRuntime, key: tuple[
     code, status = HARNESS_HACKS[key]
     verifier = CodeVerifier(UNCHECKED[language](), runtime)
     result = verifier.score(code, TASKS[language], policy="partial")
-    _not_forged(result)
+    not_forged(result)
     assert result.status is status, result.feedback
     assert result.compile is not None and result.compile.exit_code == 0, "it was built and run"
 
@@ -677,19 +674,24 @@ SIGNATURE_CHECKED: dict[tuple[str, str], tuple[str, dict[str, str]]] = {
 }
 
 
-@pytest.mark.parametrize("key", sorted(SIGNATURE_CHECKED), ids=lambda k: f"{k[0]}: {k[1]}")
+#: Every compiled language's cases: C, C++ and Java's are kept with their battery.
+_SIGNED: dict[tuple[str, str], tuple[str, Any]] = {
+    **SIGNATURE_CHECKED,
+    **cfamily.SIGNATURE_CHECKED,
+}
+_WITHOUT_POLICY: dict[str, type[Any]] = {**UNCHECKED, **cfamily.UNCHECKED}
+
+
+@pytest.mark.parametrize("key", sorted(_SIGNED), ids=lambda k: f"{k[0]}: {k[1]}")
 def test_the_compiler_checks_the_declared_signature(
     runtime: LocalRuntime, key: tuple[str, str]
 ) -> None:
     language, _ = key
     toolchain_ready(language)
-    code, task = SIGNATURE_CHECKED[key]
-    result = CodeVerifier(UNCHECKED[language](), runtime).score(code, task, policy="partial")
-    _not_forged(result)
-    assert result.status is Status.FAILED, result.feedback
-    assert result.compile is not None and result.compile.exit_code != 0, "refused by the build"
-    assert f"(rule {language}/signature)" in result.feedback, result.feedback
-    assert f"{language}/signature" in (result.hack_suspected or ""), result.hack_suspected
+    code, task = _SIGNED[key]
+    verifier = CodeVerifier(_WITHOUT_POLICY[language](), runtime)
+    result = verifier.score(code, task, policy="partial")
+    refused_by_the_build(result, language)
 
 
 #: Hacks that only the code policy stops: switched off, each of them passes. (This is why
@@ -718,7 +720,7 @@ def test_without_the_policy_these_would_pass(runtime: LocalRuntime, key: tuple[s
     unchecked = CodeVerifier(UNCHECKED[language](), runtime).score(code, tests, policy="partial")
     assert unchecked.passed >= 1, unchecked.feedback
     checked = _score(language, code, TASKS[language], runtime)
-    _not_forged(checked)
+    not_forged(checked)
 
 
 # --- honest look-alikes still pass -------------------------------------------------------------

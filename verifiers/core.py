@@ -803,6 +803,20 @@ class CodeVerifier:
             program, build_key=content_key(program.build_key, self.runtime.name, *identities)
         )
 
+    def _judge_build(self, exe: Executable) -> Program:
+        """A judge program's build alone (no tests), keyed with the runtime's toolchains."""
+        return self._keyed(
+            Program(
+                files={},
+                tests=(),
+                work_files=exe.files,
+                build=exe.build,
+                toolchains=exe.toolchains,
+                build_key=exe.build_key,
+                artefacts=exe.artefacts,
+            )
+        )
+
     async def _with_judge(
         self,
         program: Program,
@@ -859,17 +873,7 @@ class CodeVerifier:
         """
         if exe.build is None:
             return dict(exe.files)
-        program = self._keyed(
-            Program(
-                files={},
-                tests=(),
-                work_files=exe.files,
-                build=exe.build,
-                toolchains=exe.toolchains,
-                build_key=exe.build_key,
-                artefacts=exe.artefacts,
-            )
-        )
+        program = self._judge_build(exe)
         key = program.build_key or ""
         assert not delegates(self.runtime)  # guarded() delegates whole jobs
         runtime = cast(Runtime, self.runtime)
@@ -910,16 +914,7 @@ class CodeVerifier:
         if step is None:
             return failure, 0.0
         exe = judge_executable(judge, "tests.checker", limits)
-        built = self._keyed(
-            Program(
-                files={},
-                tests=(),
-                work_files=exe.files,
-                build=exe.build,
-                toolchains=exe.toolchains,
-                build_key=exe.build_key,
-            )
-        )
+        built = self._judge_build(exe)
         identity = built.build_key or content_key(
             self.runtime_identity(), json_key(judge.model_dump(mode="json"))
         )

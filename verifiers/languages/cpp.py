@@ -762,14 +762,18 @@ _DERIVATIONS = (
     "array_declarator",
 )
 _NAME_NODES = ("qualified_identifier", "operator_name", "destructor_name", "template_function")
-#: Declarations whose names :func:`_declared_names` reads.
-_DECLARING = (
+#: Declarations that name what they declare in their ``declarator`` fields.
+_WITH_DECLARATORS = (
     "function_definition",
     "declaration",
     "field_declaration",
     "type_definition",
     "parameter_declaration",
     "optional_parameter_declaration",
+)
+#: Declarations whose names :func:`_declared_names` reads.
+_DECLARING = (
+    *_WITH_DECLARATORS,
     "alias_declaration",
     "namespace_definition",
     "concept_definition",
@@ -855,14 +859,7 @@ def _declared_names(node: tree_sitter.Node) -> list[tree_sitter.Node]:
         inner = [c for c in node.named_children if c.type != "template_parameter_list"]
         return [n for c in inner for n in _declared_names(c)]
     out: list[tree_sitter.Node | None] = []
-    if kind in (
-        "function_definition",
-        "declaration",
-        "field_declaration",
-        "type_definition",
-        "parameter_declaration",
-        "optional_parameter_declaration",
-    ):
+    if kind in _WITH_DECLARATORS:
         out += [_declarator_name(d) for d in node.children_by_field_name("declarator")]
         kind_node = node.child_by_field_name("type")
         if kind_node is not None and kind_node.type in _CLASS_SPECIFIERS:
