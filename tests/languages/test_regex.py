@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
@@ -12,6 +13,8 @@ from verifiers import Status
 from verifiers.languages.regex import unwrap
 from verifiers.runtimes import LocalRuntime
 from verifiers.testing.datasets import dataset
+
+from ..conftest import need
 
 
 def verified() -> list[dict]:  # type: ignore[type-arg]
@@ -169,11 +172,11 @@ class _Compiles:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.seen: list[str] = []
         targets = [(re, "compile"), (re, "_compile")]
-        for module_name in ("regex", "re2"):
+        for module_name in ("regex", "re2"):  # the regex extra: a dev dependency
             try:
-                targets.append((__import__(module_name), "compile"))
+                targets.append((importlib.import_module(module_name), "compile"))
             except ImportError:
-                continue
+                need(False, f"the {module_name} module is not installed (the regex extra)")
         for module, attr in targets:
             monkeypatch.setattr(module, attr, self._wrap(getattr(module, attr)))
 
