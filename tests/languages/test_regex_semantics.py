@@ -341,6 +341,46 @@ def test_escaping_the_automata_is_never_a_pass(js_dir: Path, name: str, candidat
     assert mine != theirs and theirs is record["gold_accepts"]
 
 
+#: A gold member the candidate's lookaround (or atomic group, or backreference) carves out
+#: is rare among random members of the gold, and invisible to the loose reading, which drops
+#: the construct: strings are drawn where each such body matches and where it does not.
+CARVE_GOLD = "[a-c]*"
+CARVE_OUTS = [
+    ("python", r"(?!abcabcabc$)[a-c]*", "abcabcabc"),
+    ("python", r"(?!a{40})[a-c]*", "a" * 40),
+    ("python", r"(?!.*cab.*bca.*acb)[a-c]*", "cabbcaacb"),
+    ("python", r"(?=.{0,99}$)[a-c]*", None),  # a length the walks never reach alone
+    ("python", r"[a-c]*(?<!c{50})", "c" * 50),
+    ("python", r"(?!(.)\1{30})[a-c]*", None),  # a backreference: a repeated character
+    ("python", r"(?>[a-c]{0,45}|a{50})", None),  # an atomic group that commits early
+    ("regex", r"(?!a{40})[a-c]*", "a" * 40),
+    ("javascript", r"(?!a{40})[a-c]*", "a" * 40),
+    ("javascript", r"(?=[^]{0,99}$)[a-c]*", None),
+]
+
+
+@pytest.mark.parametrize(("name", "candidate", "witness"), CARVE_OUTS)
+def test_a_lookaround_that_carves_out_rare_gold_members_is_found(
+    js_dir: Path, name: str, candidate: str, witness: str | None
+) -> None:
+    fl = flavour(name, js_dir)
+    record = undecided(fl, candidate, CARVE_GOLD, ("abc", "aab", "", "abd", "x"))
+    assert record["equivalent"] is False and record["gold_accepts"] is True, record
+    if witness is not None:
+        assert record["witness"] == witness, record
+    [[mine], [theirs]] = fl.accepts([candidate, CARVE_GOLD], "fullmatch", [record["witness"]])
+    assert (mine, theirs) == (False, True)
+
+
+def test_a_construct_the_sample_cannot_reach_is_not_a_pass(js_dir: Path) -> None:
+    fl = flavour("python", js_dir)
+    # Ten lookarounds (more than are sampled for): equal to the gold, but not shown to be.
+    many = "".join(f"(?!d{{{40 + k}}})" for k in range(10)) + "[a-c]*"
+    record = undecided(fl, many, CARVE_GOLD, ("abc", "aab"))
+    assert record["equivalent"] is False and "unsampled" in record, record
+    assert "witness" not in record
+
+
 def test_constructs_that_change_nothing_are_modelled_and_named(js_dir: Path) -> None:
     fl = flavour("python", js_dir)
     decided = undecided(fl, r"(?=)(?:ab1|x9)", NOOP_GOLD)
@@ -411,6 +451,20 @@ def test_the_review_false_pass_is_a_failure_with_its_witness(runtime: LocalRunti
     assert "'abc\\n'" in result.feedback and "yours matches it" in result.feedback
     same = verifiers.score("regex", "abc", {"gold": "abc", "mode": "search"}, runtime=runtime)
     assert same.ok and "equivalent to the gold pattern" in same.tests[-1].message
+
+
+def test_a_carve_out_fails_in_the_sandbox_and_its_honest_twin_passes(
+    runtime: LocalRuntime,
+) -> None:
+    tests = {"positive": ["abc", "aab", ""], "negative": ["abd", "x"], "gold": "[a-c]*"}
+    carved = verifiers.score("regex", r"(?!abcabcabc$)[a-c]*", tests, runtime=runtime)
+    assert carved.status is Status.FAILED and "'abcabcabc'" in carved.feedback, carved.feedback
+    honest = verifiers.score("regex", r"(?![d-z])[a-c]*", tests, runtime=runtime)
+    assert honest.ok and "not proven" in honest.tests[-1].message, honest.feedback
+    many = "".join(f"(?!d{{{40 + k}}})" for k in range(10)) + "[a-c]*"
+    unsampled = verifiers.score("regex", many, tests, runtime=runtime)
+    assert unsampled.status is Status.FAILED, unsampled.feedback
+    assert "could not be drawn" in unsampled.tests[-1].message
 
 
 def test_javascript_equivalence_in_the_sandbox(runtime: LocalRuntime) -> None:

@@ -223,13 +223,28 @@ class Reading:
     Exactly (the default), constructs outside the model raise :class:`Unsupported`.
     ``relaxed`` reads them loosely to draw strings from (lookarounds as if absent,
     atomic groups and possessive repeats as plain ones, a backreference as its group's
-    pattern): a superset-like sketch of the language, never used to decide.
+    pattern): a superset-like sketch of the language, never used to decide. What such a
+    construct tests (a lookaround's body, an atomic group, a referenced group) goes to
+    ``bodies``: where it holds is where the loose reading may be wrong, so strings are
+    drawn there too (:func:`targeted`).
     """
 
-    def __init__(self, noops: list[str] | None = None, relaxed: bool = False) -> None:
+    def __init__(
+        self,
+        noops: list[str] | None = None,
+        relaxed: bool = False,
+        bodies: list[tuple[Any, ...]] | None = None,
+    ) -> None:
         self.noops = noops
         self.relaxed = relaxed
+        self.bodies = bodies if bodies is not None else []
         self.groups: dict[int, tuple[Any, ...]] = {}
+
+    def loosely(self, body: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``body``, read loosely, noted as a place where the reading may be wrong."""
+        if body != EMPTY and body not in self.bodies:
+            self.bodies.append(body)
+        return body
 
     def lookaround(self, body: tuple[Any, ...], negative: bool, what: str) -> tuple[Any, ...]:
         """A lookaround the automaton can model: one whose body matches the empty string.
@@ -240,6 +255,7 @@ class Reading:
         """
         if not nullable(body):
             if self.relaxed:
+                self.loosely(body)
                 return EMPTY
             raise Unsupported("lookarounds")
         if negative:
@@ -493,12 +509,17 @@ class SreFlavour:
 
     # -- parsing
     def parse(
-        self, pattern: str, noops: list[str] | None = None, relaxed: bool = False
+        self,
+        pattern: str,
+        noops: list[str] | None = None,
+        relaxed: bool = False,
+        bodies: list[tuple[Any, ...]] | None = None,
     ) -> tuple[Any, ...]:
         """The pattern's tree; constructs that change nothing are noted in ``noops``.
 
         ``relaxed`` reads constructs outside the model loosely (see :class:`Reading`): a
-        tree only to draw strings from, never to decide with.
+        tree only to draw strings from, never to decide with; what those constructs test
+        goes to ``bodies``.
         """
         with warnings.catch_warnings():
             # A FutureWarning marks syntax CPython reads otherwise than other engines do
@@ -510,7 +531,7 @@ class SreFlavour:
                 raise Unsupported(f"syntax other engines read differently: {err}") from None
             except Exception as err:
                 raise Unsupported(f"syntax CPython's parser does not read: {err}") from None
-        return self._node(tree, tree.state.flags, Reading(noops, relaxed))
+        return self._node(tree, tree.state.flags, Reading(noops, relaxed, bodies))
 
     def _node(self, sub: Any, flags: int, how: Reading) -> tuple[Any, ...]:
         out: list[tuple[Any, ...]] = []
@@ -549,15 +570,16 @@ class SreFlavour:
             # POSSESSIVE_REPEAT, ATOMIC_GROUP, and anything newer
             raise Unsupported(f"{str(op).lower()}")
         if op is sre_c.GROUPREF:
-            return how.groups.get(av, EMPTY)
+            return how.loosely(how.groups.get(av, EMPTY))
         if op is sre_c.GROUPREF_EXISTS:
             _, yes, no = av
             return ("alt", (self._node(yes, flags, how), self._node(no or [], flags, how)))
         if op is getattr(sre_c, "ATOMIC_GROUP", None):
-            return self._node(av, flags, how)
+            return how.loosely(self._node(av, flags, how))
         if op is getattr(sre_c, "POSSESSIVE_REPEAT", None):
             lo, hi, p = av
-            return repeat(self._node(p, flags, how), lo, None if hi == sre_c.MAXREPEAT else hi)
+            body = how.loosely(self._node(p, flags, how))
+            return repeat(body, lo, None if hi == sre_c.MAXREPEAT else hi)
         raise Unsupported(f"{str(op).lower()}")
 
     def _anchor(self, at: Any, flags: int) -> tuple[Any, ...]:
@@ -662,10 +684,14 @@ class JsFlavour:
         return data.decode("utf-16-le", errors="surrogatepass")
 
     def parse(
-        self, pattern: str, noops: list[str] | None = None, relaxed: bool = False
+        self,
+        pattern: str,
+        noops: list[str] | None = None,
+        relaxed: bool = False,
+        bodies: list[tuple[Any, ...]] | None = None,
     ) -> tuple[Any, ...]:
         """The pattern's tree (see :meth:`SreFlavour.parse`)."""
-        return JsParser(self.units(pattern), Reading(noops, relaxed)).parse()
+        return JsParser(self.units(pattern), Reading(noops, relaxed, bodies)).parse()
 
 
 class JsParser:
@@ -1361,6 +1387,8 @@ NEAR_MISSES = 3
 OTHERS = 300
 #: Longest random walk (characters) before it heads for an accepting state.
 MAX_WALK = 40
+#: Most constructs of a candidate read loosely that strings are drawn for (:func:`targeted`).
+MAX_BODIES = 8
 
 
 class Explored:
@@ -1487,23 +1515,37 @@ class Drawn:
 
 
 def sample(
-    flavour: Any, pattern: str, mode: str, rng: random.Random, relaxed: bool = False
+    flavour: Any,
+    pattern: str,
+    mode: str,
+    rng: random.Random,
+    relaxed: bool = False,
+    bodies: list[tuple[Any, ...]] | None = None,
 ) -> Drawn:
-    """Strings drawn from the automaton of ``pattern`` alone.
+    """Strings drawn from the automaton of ``pattern`` alone (see :func:`draw`).
 
-    Every transition of the automaton, continued to an accepting state where one is
-    reachable (both sides of every boundary the pattern draws); random strings, mostly
-    of the complement; random members; near-misses of each member (one character
-    inserted, replaced, dropped, doubled, swapped). Raises Unsupported when the pattern
-    is outside the model (read ``relaxed``: see :class:`Reading`) or its automaton too
-    large.
+    Raises Unsupported when the pattern is outside the model (read ``relaxed``: see
+    :class:`Reading`, which notes in ``bodies`` what its loose constructs test) or its
+    automaton too large.
     """
-    tree = wrapped(flavour.parse(pattern, relaxed=relaxed), mode, flavour.universe)
+    tree = wrapped(flavour.parse(pattern, relaxed=relaxed, bodies=bodies), mode, flavour.universe)
     nfa = Nfa()
     start = nfa.new()
     final = nfa.build(tree, start)
     alphabet = Alphabet(nfa.char_sets() + nfa.words, flavour.universe)
-    dfa = Dfa(nfa, start, final, alphabet)
+    return draw(Dfa(nfa, start, final, alphabet), rng)
+
+
+def draw(dfa: Any, rng: random.Random) -> Drawn:
+    """Strings drawn from an automaton (a :class:`Dfa` or a :class:`Product`).
+
+    Every transition of the automaton, continued to an accepting state where one is
+    reachable (both sides of every boundary the pattern draws); random strings, mostly
+    of the complement; random members, most short and some as long as a walk goes (a
+    pattern may treat long strings otherwise); near-misses of each member (one character
+    inserted, replaced, dropped, doubled, swapped).
+    """
+    alphabet = dfa.alphabet
     seen = Explored(dfa)
     spell = Spelling(alphabet, rng)
     probes: list[list[int]] = []
@@ -1519,17 +1561,109 @@ def sample(
         length = rng.randint(0, 12)
         probes.append(spell.text([rng.randrange(alphabet.size) for _ in range(length)]))
     members = []
-    for _ in range(MEMBERS if seen.live(dfa.start) else 0):
+    for n in range(MEMBERS if seen.live(dfa.start) else 0):
+        # One walk in eight goes long; one in eight also repeats itself (a period of 1 to
+        # 4 classes, spelled alike each time): what a backreference tests.
+        long, period = n % 8 in (0, 4), (n // 8) % 4 + 1 if n % 8 == 4 else 0
+        stop = 0.01 if long else 0.3
         state, classes = dfa.start, []
-        while len(classes) < MAX_WALK and not (dfa.accepting(state) and rng.random() < 0.3):
+        while len(classes) < MAX_WALK and not (dfa.accepting(state) and rng.random() < stop):
             choices = [(c, t) for c, t in seen.edges[state] if seen.live(t)]
             if not choices:
                 break
-            cls, state = rng.choice(choices)
+            wanted = classes[-period] if period and len(classes) >= period else -1
+            again = [(c, t) for c, t in choices if c == wanted]
+            cls, state = again[0] if again else rng.choice(choices)
             classes.append(cls)
-        members.append(spell.text(classes + seen.way_on(state)))
+        classes += seen.way_on(state)
+        members.append([alphabet.rep[c] for c in classes] if period else spell.text(classes))
     near = [spell.near(units) for units in members for _ in range(NEAR_MISSES)]
     return Drawn(dfa, probes, members + near)
+
+
+class Product:
+    """Strings both of two automata over one alphabet accept, or that the first accepts
+    and the second does not (``without``): the states are pairs, made lazily."""
+
+    def __init__(self, first: Dfa, second: Dfa, without: bool) -> None:
+        self.first, self.second, self.without = first, second, without
+        self.alphabet = first.alphabet
+        self.keys: dict[tuple[int, int], int] = {}
+        self.pairs: list[tuple[int, int]] = []
+        self.moves: dict[tuple[int, int], int] = {}
+        self.start = self.intern((first.start, second.start))
+
+    def intern(self, pair: tuple[int, int]) -> int:
+        found = self.keys.get(pair)
+        if found is None:
+            if len(self.pairs) >= MAX_PAIRS:
+                raise Unsupported(f"more than {MAX_PAIRS} pairs of states to sample")
+            found = self.keys[pair] = len(self.pairs)
+            self.pairs.append(pair)
+        return found
+
+    def dead(self, state: int) -> bool:
+        a, b = self.pairs[state]
+        return self.first.dead(a) or (not self.without and self.second.dead(b))
+
+    def step(self, state: int, cls: int) -> int:
+        found = self.moves.get((state, cls))
+        if found is None:
+            a, b = self.pairs[state]
+            pair = (self.first.step(a, cls), self.second.step(b, cls))
+            found = self.moves[(state, cls)] = self.intern(pair)
+        return found
+
+    def accepting(self, state: int) -> bool:
+        a, b = self.pairs[state]
+        return self.first.accepting(a) and self.second.accepting(b) != self.without
+
+
+def targeted(
+    flavour: Any, gold: str, mode: str, bodies: list[tuple[Any, ...]], seed: int
+) -> list[list[int]]:
+    """Members of the gold's language drawn where the candidate's loose reading may be
+    wrong: for each construct it read loosely (a lookaround's body, an atomic group, a
+    referenced group; see :class:`Reading`), members in which that body matches (anywhere,
+    from the start, up to the end) and members in which it does not.
+
+    A lookaround that carves rare strings out of the gold's language (``(?!a{40})``,
+    ``(?!.*cab.*bca)``) is invisible to random members of the gold and to the loose
+    reading (which drops it); these strings are where it acts. Raises Unsupported for
+    more than :data:`MAX_BODIES` bodies, or one whose automata are too large: a pass cannot
+    rest on a sample that missed where the candidate may differ.
+    """
+    if len(bodies) > MAX_BODIES:
+        raise Unsupported(f"more than {MAX_BODIES} lookarounds, atomic groups or references")
+    anything = ("rep", ("chars", flavour.universe), 0, None)
+    gold_tree = wrapped(flavour.parse(gold), mode, flavour.universe)
+    out: list[list[int]] = []
+    for n, body in enumerate(bodies):
+        nfas = []
+        # The body anywhere; at the start (a lookahead's place when it leads the pattern);
+        # at the end (a lookbehind's when it closes it).
+        places: list[tuple[Any, ...]] = [
+            ("seq", (anything, body, anything)),
+            ("seq", (body, anything)),
+            ("seq", (anything, body)),
+        ]
+        for tree in (gold_tree, *places):
+            nfa = Nfa()
+            start = nfa.new()
+            nfas.append((nfa, start, nfa.build(tree, start)))
+        sets = [iv for nfa, _, _ in nfas for iv in nfa.char_sets() + nfa.words]
+        alphabet = Alphabet(sets, flavour.universe)
+        (g_nfa, g_start, g_final), *wheres = nfas
+        for k, (b_nfa, b_start, b_final) in enumerate(wheres):
+            for without in (False, True):
+                product = Product(
+                    Dfa(g_nfa, g_start, g_final, alphabet),
+                    Dfa(b_nfa, b_start, b_final, alphabet),
+                    without,
+                )
+                found = draw(product, random.Random(seed + 6 * n + 2 * k + without))
+                out += found.probes + found.more
+    return out
 
 
 def undecided(
@@ -1555,13 +1689,15 @@ def undecided(
     seed = zlib.crc32(json.dumps([spec["flavor"], mode, gold]).encode())
     drawn: set[tuple[int, ...]] = set()
     gold_drawn: Drawn | None = None
+    bodies: list[tuple[Any, ...]] = []  # what the candidate's loose constructs test
     readings = (("gold", gold, False), ("gold", gold, True), ("candidate", candidate, True))
     for offset, (who, pattern, relaxed) in enumerate(readings):
         exact_gold = who == "gold" and not relaxed
         if who == "gold" and relaxed and gold_drawn is not None:
             continue  # the gold is read loosely only when it cannot be read exactly
+        notes = bodies if who == "candidate" else None
         try:
-            found = sample(flavour, pattern, mode, random.Random(seed + offset), relaxed)
+            found = sample(flavour, pattern, mode, random.Random(seed + offset), relaxed, notes)
         except (Unsupported, RecursionError, MemoryError) as err:
             if exact_gold:
                 record["gold_model"] = str(err)[:300] or type(err).__name__
@@ -1569,6 +1705,13 @@ def undecided(
         if exact_gold:
             gold_drawn = found
         drawn.update(map(tuple, found.probes + found.more))
+    # A construct of the candidate the sample could not reach cannot rest a pass on it.
+    untargeted = ""
+    if gold_drawn is not None and bodies:
+        try:
+            drawn.update(map(tuple, targeted(flavour, gold, mode, bodies, seed + len(readings))))
+        except (Unsupported, RecursionError, MemoryError) as err:
+            untargeted = str(err)[:300] or type(err).__name__
     record["checked"] = len(examples)
     record["generated"] = len(drawn - examples)
     strings = sorted(examples | drawn, key=lambda u: (len(u), u))
@@ -1587,6 +1730,9 @@ def undecided(
         if a != b:
             record.update(equivalent=False, witness=text, gold_accepts=b)
             return record
+    if untargeted and covered:
+        record.update(equivalent=False, unsampled=untargeted)
+        return record
     record["basis"] = "generated" if covered else "examples"
     record["equivalent"] = covered or bool(examples)
     return record

@@ -300,6 +300,15 @@ def _judge_equivalence(record: dict[str, Any]) -> TestOutcome:
             )
         return TestOutcome(Status.PASSED, message, hack=hack)
     witness = record.get("witness")
+    unsampled = _text(record.get("unsampled"))
+    if not isinstance(witness, str) and unsampled:
+        return TestOutcome(
+            Status.FAILED,
+            "equivalence with the gold pattern is not decidable "
+            f"({undecidable}), and strings could not be drawn where your pattern's "
+            f"lookarounds, atomic groups or references act ({unsampled}): not judged equal",
+            hack=hack,
+        )
     if not isinstance(witness, str):
         return TestOutcome(
             Status.FAILED,
