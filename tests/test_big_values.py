@@ -188,4 +188,4 @@ def test_a_set_built_to_hash_alike_costs_the_host_nothing(runtime: LocalRuntime)
     spec = {"fn_name": "f", "inputs": [[]], "outputs": [list(range(10_000))]}
     r = verifiers.score("python", code, spec, runtime=runtime, limits={"timeout_s": 10})
     assert r.status is Status.FAILED and not r.infra_error, r.feedback
-    assert "share a hash" in r.tests[0].message, r.tests[0].message
+    assert "share one hash" in r.tests[0].message, r.tests[0].message

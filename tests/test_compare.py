@@ -139,7 +139,16 @@ def test_repeated_items_are_not_a_hash_collision() -> None:
     assert check_spread(rows) is rows
     assert check_spread([7] * 1000) == [7] * 1000
     colliding = [j * (2**61 - 1) for j in range(1, 201)]
-    with pytest.raises(DecodeError, match="200 items of which 199 share a hash"):
+    with pytest.raises(DecodeError, match="200 items of which 200 or more distinct ones share"):
         check_spread(colliding)
-    # Honest values that happen to collide (hash(-1) == hash(-2)) are a few, never half.
+    # Honest values that happen to collide (hash(-1) == hash(-2)) come in small groups,
+    # however many of each there are: 30 rows of -1 and 40 of -2 (the review's case), and
+    # (x, -1) beside (x, -2) for every x.
     assert len(check_spread([-1, -2, *range(100)])) == 102
+    assert len(check_spread([-1] * 30 + [-2] * 40)) == 70
+    pairs = [(x, end) for x in range(1000) for end in (-1, -2)]
+    assert check_spread(pairs) is pairs
+    # A chain of a few distinct values per hash is free; past it, every new one counts.
+    assert len(check_spread(colliding[:72])) == 72
+    with pytest.raises(DecodeError):
+        check_spread(colliding[:73] + list(range(10_000)))

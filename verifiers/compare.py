@@ -183,34 +183,45 @@ def _decode(data: Any, depth: int) -> Any:
 
 #: Sets and dicts of more items than this are checked for items that share their hashes.
 _SPREAD_MIN = 64
+#: Distinct values one hash may have before more of them count as colliding: a chain this
+#: long costs nothing, and honest values that collide come in small groups (in CPython
+#: ``hash(-1) == hash(-2)``, so ``(x, -1)`` and ``(x, -2)`` collide for every ``x``).
+_SPREAD_CHAIN = 8
 
 
 def check_spread(items: list[Any]) -> list[Any]:
-    """``items``, refused when many unequal ones share a hash (quadratic time to hash).
+    """``items``, refused when many distinct ones share a hash (quadratic time to hash).
 
     Python's hash of an integer is the integer modulo 2**61 - 1, so a program can return a
     set of thousands of integers that all hash alike, and the host's set (or dict, or
-    counter) of them would take seconds to build on its event loop. Equal items sharing a
-    hash cost nothing (a query's rows repeat freely), and honest unequal values hardly ever
-    collide. The check is linear: one ``hash`` per item and one comparison with the first
-    item seen with that hash (the table is keyed by the hash value itself, an integer).
+    counter) of them would take seconds to build on its event loop. What costs is a long
+    chain of *distinct* values under one hash: equal items are free (a query's rows repeat
+    freely), and so are the first :data:`_SPREAD_CHAIN` distinct values of a hash. Past
+    that, each new distinct value counts as colliding. The check is linear: one ``hash``
+    per item and at most ``_SPREAD_CHAIN`` comparisons (the table is keyed by the hash
+    value itself, an integer).
 
     Raises:
-        DecodeError: At least half the items share their hash with a different item.
+        DecodeError: More than :data:`_SPREAD_MIN` items collide so.
     """
     if len(items) > _SPREAD_MIN:
-        first: dict[int, Any] = {}
+        chains: dict[int, list[Any]] = {}
         colliding = 0
         try:
             for item in items:
-                seen = first.setdefault(hash(item), item)
-                if seen is not item and seen != item:
+                chain = chains.setdefault(hash(item), [])
+                if any(seen is item or seen == item for seen in chain):
+                    continue
+                if len(chain) < _SPREAD_CHAIN:
+                    chain.append(item)
+                else:
                     colliding += 1
         except TypeError as err:
             raise DecodeError(f"an unhashable item: {err}"[:300]) from None
-        if 2 * colliding >= len(items):
+        if colliding > _SPREAD_MIN:
             raise DecodeError(
-                f"{len(items)} items of which {colliding} share a hash with a different item"
+                f"{len(items)} items of which {colliding + _SPREAD_CHAIN} or more distinct "
+                "ones share one hash"
             )
     return items
 
