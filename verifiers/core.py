@@ -53,6 +53,7 @@ from verifiers.limits import MIB, Limits
 from verifiers.parsing import SyntaxIssue
 from verifiers.program import Check, Executable, ProcessResult, Program, ProgramTest, Step, resolve
 from verifiers.protocols import (
+    BuildAudit,
     CodeCheck,
     DelegatingRuntime,
     Language,
@@ -1021,16 +1022,19 @@ class CodeVerifier:
                 if judged.status is not Status.PASSED:
                     outcome = TestOutcome(judged.status, judged.message, hack=judged.hack)
                     return every(outcome), judged.status, judged.message, compile_step
-                if program.build_key and program.artefacts:
-                    self.build_cache.put(
-                        program.build_key,
-                        {
-                            path: await session.read_file(
-                                f"{{work_dir}}/{path}", MAX_ARTEFACT_BYTES
-                            )
-                            for path in program.artefacts
-                        },
-                    )
+                built: dict[str, bytes] = {}
+                if program.artefacts and (program.build_key or isinstance(lang, BuildAudit)):
+                    built = {
+                        path: await session.read_file(f"{{work_dir}}/{path}", MAX_ARTEFACT_BYTES)
+                        for path in program.artefacts
+                    }
+                # What the binary defines, read before any test runs; a refused build is
+                # neither run nor cached.
+                audited = lang.audit_build(spec, built) if isinstance(lang, BuildAudit) else None
+                if audited is not None:
+                    return every(audited), audited.status, audited.message, compile_step
+                if program.build_key and built:
+                    self.build_cache.put(program.build_key, built)
                     self.build_cache.release(program.build_key)
                 if refused is not None:
                     return every(refused), refused.status, refused.message, compile_step

@@ -6,7 +6,7 @@ languages. Both meet in :mod:`verifiers.program`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
@@ -201,6 +201,23 @@ class CodeCheck(Protocol):
 
     def check_code(self, code: str, spec: TestSpec) -> TestOutcome | None:
         """The outcome every test gets when the code is refused, or None to build it."""
+        ...
+
+
+@runtime_checkable
+class BuildAudit(Protocol):
+    """A language that checks what its build produced before any test runs.
+
+    Where the program and the tests share one binary (C, C++), what a name binds to is
+    the compiler's and the linker's decision: the binary is read (the functions it
+    defines) after a successful build, and a refused one is never run nor cached.
+    """
+
+    def audit_build(self, spec: TestSpec, artefacts: Mapping[str, bytes]) -> TestOutcome | None:
+        """The outcome every test gets when the build is refused, or None to run it.
+
+        ``artefacts`` are the build's files (:attr:`Program.artefacts`) by path.
+        """
         ...
 
 

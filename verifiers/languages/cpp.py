@@ -47,6 +47,7 @@ import tree_sitter
 from verifiers.cases import CASE_KINDS, ONE_TEST, SUM_TESTS, Case, table
 from verifiers.errors import SpecError
 from verifiers.keys import build_key
+from verifiers.languages import elf
 from verifiers.languages.code_policy import Refusal, Source, first, leaves, walk
 from verifiers.languages.common import (
     TreeSitterLanguage,
@@ -81,6 +82,22 @@ LINKED = {"openssl/": ("-lcrypto",)}
 # code cannot name them (to call the harness, or to define a macro that rewrites them).
 _SECRET = secrets.token_hex(6)
 TESTS_ENTRY = f"vf_tests_{_SECRET}"
+#: Unmangled functions a function-style binary defines besides the C library's: the
+#: harness's ``main``, the tests' entry, and the C runtime's start-up code.
+_OWN_FUNCTIONS = frozenset(
+    {
+        "main",
+        TESTS_ENTRY,
+        "_start",
+        "_init",
+        "_fini",
+        "_dl_relocate_static_pie",
+        "__libc_csu_init",
+        "__libc_csu_fini",
+    }
+)
+#: Mangled-name prefixes of the C++ library's namespaces (``std::``, ``__gnu_cxx::``).
+_LIBRARY_MANGLED = ("_ZSt", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx")
 #: The file name the compiler's check of the declared signature is reported under.
 SIGNATURE_FILE = f"vf_signature_{_SECRET}"
 _TEST_MAIN = f"vf_test_main_{_SECRET}"
@@ -236,6 +253,9 @@ class Dialect:
     #: floating-point expressions are not contracted (a ``#pragma GCC target("fma")`` of
     #: the program would otherwise change the tests' own arithmetic).
     checked_flags: tuple[str, ...] = ()
+    #: Whether the program's functions get mangled names (C++), so that an unmangled one
+    #: in its binary is a C library function it defined (:meth:`CFamilyLanguage.audit_build`).
+    mangled: bool = False
 
 
 def cc_recipe() -> ImageRecipe:
@@ -263,6 +283,7 @@ CPP = Dialect(
     flags=("-std=gnu++17", "-O2", "-pipe", "-w"),
     suffix="cpp",
     linkage='extern "C" ',
+    mangled=True,
     checked_flags=(
         "-fsanitize=return,unreachable",
         "-fsanitize-undefined-trap-on-error",
@@ -425,6 +446,51 @@ class CFamilyLanguage(TreeSitterLanguage):
         tests = (spec.test_setup or "", spec.test)
         refusal = self.code_policy.check(code, tests, spec.declaration)
         return refusal.outcome() if refusal is not None else None
+
+    def audit_build(self, spec: TestSpec, artefacts: Mapping[str, bytes]) -> TestOutcome | None:
+        """Function-style tasks: a binary in which the program replaced a library function.
+
+        The tests share the binary with the program, so a function of the C library the
+        program defines (``int memcmp(...)`` matching ``<cstring>``'s ``extern "C"``
+        declaration, ``int rand(void)``) is the one the tests and the library's inline
+        code call: ``std::string``'s ``==`` then compares nothing. Read from the built
+        binary's symbols, whatever the source's spelling: in C++ every function of the
+        program has a mangled name, so any other unmangled one but ``main`` and the
+        harness's is the program's replacement of a C function, and a strong definition
+        in the library's namespaces (``std::``, ``__gnu_cxx::``) one of the C++ library's;
+        in C, a function the C or math library exports.
+        """
+        if not isinstance(spec, AssertScriptTests) or "prog" not in artefacts:
+            return None
+        try:
+            defined = elf.defined_functions(artefacts["prog"])
+        except elf.ElfError:
+            return None  # not an ELF binary of this reader (another toolchain's): unaudited
+        cpp = self.dialect.mangled
+        library = elf.c_library_functions() if not cpp else frozenset()
+        replaced = sorted(
+            {
+                s.name
+                for s in defined
+                if s.name not in _OWN_FUNCTIONS
+                and (
+                    (cpp and not s.name.startswith("_Z"))
+                    or (cpp and s.strong and s.name.startswith(_LIBRARY_MANGLED))
+                    or (not cpp and s.name in library)
+                )
+            }
+        )
+        if not replaced:
+            return None
+        rule = f"{self.dialect.name}/library-function"
+        shown = ", ".join(f"`{n}`" for n in replaced[:5])
+        reason = (
+            f"the program defines {shown}, a function of the language's library: the "
+            "tests' code (and the library's own inline code) would call the program's "
+            "version instead"
+        )
+        hint = "Give your functions names of their own, or put them in a namespace of yours."
+        return Refusal(rule, reason, hint=hint).outcome()
 
     def build_program(
         self, code: str, spec: TestSpec, selected: list[int], limits: Limits
