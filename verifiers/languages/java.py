@@ -697,6 +697,58 @@ def _java_signature(src: Source, method: tree_sitter.Node) -> str:
     return f"{generics} {result} ({', '.join(shown)})".strip()
 
 
+#: Declarations of variables, each naming its variable in the field ``name``.
+_VARIABLE_DECLARATIONS = (
+    "variable_declarator",
+    "formal_parameter",
+    "catch_formal_parameter",
+    "enhanced_for_statement",
+    "resource",
+    "enum_constant",
+    "instanceof_expression",
+)
+
+
+def _variable_names(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The variables ``node`` declares (a lambda's parameters too)."""
+    if node.type in _VARIABLE_DECLARATIONS:
+        name = node.child_by_field_name("name")
+        return [name] if name is not None and name.type == "identifier" else []
+    if node.type == "lambda_expression":
+        params = node.child_by_field_name("parameters")
+        if params is not None and params.type == "identifier":
+            return [params]
+        if params is not None and params.type == "inferred_parameters":
+            return [c for c in params.named_children if c.type == "identifier"]
+    return []
+
+
+@functools.lru_cache(maxsize=256)
+def _qualifiers(files: tuple[str, ...]) -> frozenset[str]:
+    """The names trusted code qualifies a call or a field with (``Math`` in ``Math.pow``).
+
+    A variable of the program in scope there would obscure them; the trusted code's own
+    variables are left out.
+    """
+    out: set[str] = set()
+    own: set[str] = set()
+    for text in files:
+        if not text:
+            continue
+        src = Source(GRAMMAR, text)
+        for node in walk(src.root):
+            own |= {src.text(n) for n in _variable_names(node)}
+            if node.type in ("method_invocation", "field_access"):
+                target = node.child_by_field_name("object")
+            elif node.type == "scoped_identifier":
+                target = node.child_by_field_name("scope")
+            else:
+                continue
+            if target is not None and target.type == "identifier":
+                out.add(src.text(target))
+    return frozenset(out - own)
+
+
 @functools.lru_cache(maxsize=256)
 def _test_names(files: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     """The names the test code uses, and the top-level types it declares."""
@@ -728,7 +780,9 @@ class JavaCodePolicy:
             declaration: The declared class and method (HumanEval-X's ``declaration``).
         """
         used, declared = _test_names(tuple(test_files))
-        return _JavaCheck(Source(GRAMMAR, code), used, declared, _declared(declaration)).run()
+        qualifiers = _qualifiers((*test_files, declaration or ""))
+        src = Source(GRAMMAR, code)
+        return _JavaCheck(src, used, declared, _declared(declaration), qualifiers).run()
 
     def hint(self) -> str:
         """What a program may import."""
@@ -742,9 +796,12 @@ class _JavaCheck:
         used: frozenset[str],
         test_types: frozenset[str],
         declared: _Declared | None,
+        obscured: frozenset[str] = frozenset(),
     ) -> None:
         self.src = src
         self.used = used
+        #: Names trusted code qualifies calls with (:func:`_qualifiers`): no variable's.
+        self.obscured = obscured
         self.test_types = test_types | {HARNESS_CLASS}
         self.declared = declared
         self.own = {
@@ -755,7 +812,14 @@ class _JavaCheck:
 
     def run(self) -> Refusal | None:
         return first(
-            [self._parsed(), self._walk(), self._top(), self._type_names(), self._signature()]
+            [
+                self._parsed(),
+                self._walk(),
+                self._top(),
+                self._type_names(),
+                self._variable_names(),
+                self._signature(),
+            ]
         )
 
     def refuse(self, node: tree_sitter.Node | None, rule: str, reason: str, hint: str) -> Refusal:
@@ -1041,6 +1105,30 @@ class _JavaCheck:
                     "tests or the declared signature use) in the code around it",
                     "Give your type a name of its own.",
                 )
+
+    def _variable_names(self) -> Iterator[Refusal]:
+        """Variables of the program named like a type or a package.
+
+        Fields, locals, parameters, enum constants, lambda and pattern variables. Where a
+        name could be a variable, a type or a package (``Math.pow(x, i)``), Java takes the
+        variable (JLS 6.4.2, obscuring): a field ``Math`` of a class of the
+        program changed what the declaration's own ``poly`` computed. So no variable of the
+        program takes a name the tests or the declaration qualify a call or field with, a
+        type's of the library, or a package root.
+        """
+        taken = self.obscured | DENIED_TYPES | RESERVED_TYPES | LIBRARY_TYPES | self.test_types
+        taken |= {"java", "javax", "jdk", "sun", "com", "org"}  # package roots
+        for node in walk(self.src.root):
+            for name_node in _variable_names(node):
+                name = self.src.text(name_node)
+                if name in taken:
+                    yield self.refuse(
+                        name_node,
+                        "obscuring",
+                        f"a variable named `{name}` would take the place of the type or "
+                        f"package `{name}` wherever that name qualifies a call (`{name}.x`)",
+                        "Name variables in lower camel case, unlike types.",
+                    )
 
     def _signature(self) -> Iterator[Refusal]:
         declared = self.declared
