@@ -474,7 +474,11 @@ class GoCodePolicy:
         self.allowed = AllowList(_GO_ENTRIES)
 
     def check(
-        self, code: str, test_files: Sequence[str] = (), declaration: str | None = None
+        self,
+        code: str,
+        test_files: Sequence[str] = (),
+        declaration: str | None = None,
+        prompt: str | None = None,
     ) -> Refusal | None:
         """The first rule the code breaks, or None.
 
@@ -484,9 +488,12 @@ class GoCodePolicy:
                 which the assembled file imports for the program too, and the names it
                 declares, which the program may not use.
             declaration: The declared entry point (``func F(..) T {``), if known.
+            prompt: The task's prompt, if known: the functions it defines besides the
+                entry point (HumanEval-X Go/32's ``Poly``) are the task's, which the tests
+                call, and the program keeps them token for token.
         """
         tests = _test_files(tuple(test_files))
-        return _GoCheck(self, Source(GRAMMAR, code), tests, declaration).run()
+        return _GoCheck(self, Source(GRAMMAR, code), tests, declaration, prompt).run()
 
     def hint(self) -> str:
         """What a program may use instead."""
@@ -538,7 +545,12 @@ class _GoCheck:
     """One program's check: its imports, the walk over its tree, its names, its signature."""
 
     def __init__(
-        self, policy: GoCodePolicy, src: Source, tests: _TestFiles, declaration: str | None
+        self,
+        policy: GoCodePolicy,
+        src: Source,
+        tests: _TestFiles,
+        declaration: str | None,
+        prompt: str | None = None,
     ) -> None:
         self.policy = policy
         self.src = src
@@ -546,16 +558,35 @@ class _GoCheck:
         # The generated TestMain belongs to the tests too.
         self.test_names = tests.names | {"TestMain"}
         self.entry, self.declared_signature, signature_words = _declared_entry(declaration)
+        self.helpers, helper_words = _prompt_helpers(prompt, self.entry)
         # A predeclared name the program redeclares changes the tests only where they use
-        # it (the generated TestMain uses none), and the declared signature where it names
-        # it (`type int = ...` would be what the spelled check's `int` means); elsewhere it
-        # is the program's own (`func max` is an honest helper under Go 1.19).
-        self.shadowable = PREDECLARED & (tests.used | signature_words)
+        # it (the generated TestMain uses none), and the declared signature or the task's
+        # helpers where they name it (`type int = ...` would be what the spelled check's
+        # `int` means); elsewhere it is the program's own (`func max` is an honest helper
+        # under Go 1.19).
+        self.shadowable = PREDECLARED & (tests.used | signature_words | helper_words)
         self.imports: dict[str, str] = {}
         _, self.declared = _uses_in(src.root)
 
     def run(self) -> Refusal | None:
-        return first([self._imports(), self._walk(), self._names(), self._signature()])
+        return first(
+            [self._imports(), self._walk(), self._names(), self._signature(), self._helpers()]
+        )
+
+    def _helpers(self) -> Iterator[Refusal]:
+        """The task's helpers (from its prompt), where the program defines them: unchanged."""
+        for node in self.src.root.named_children:
+            if node.type != "function_declaration":
+                continue
+            name = self._name(node)
+            if name in self.helpers and normalized(self.src, node) != self.helpers[name]:
+                yield self.src.refuse(
+                    node,
+                    "go/declared-helper",
+                    f"`{name}` is the task's own function (its prompt defines it, and the "
+                    "tests call it): it must stay as the prompt gives it",
+                    f"Keep `{name}` exactly as the prompt defines it.",
+                )
 
     def _imports(self) -> Iterator[Refusal]:
         for node in walk(
@@ -711,6 +742,27 @@ class _GoCheck:
 
 
 @functools.lru_cache(maxsize=256)
+def _prompt_helpers(prompt: str | None, entry: str) -> tuple[dict[str, str], frozenset[str]]:
+    """The functions a task's prompt defines besides its entry point, and their words.
+
+    The entry point is the prompt's last function, left open. Returns the helpers' tokens
+    by name, and the names their code uses.
+    """
+    if not prompt:
+        return {}, frozenset()
+    src = Source(GRAMMAR, prompt.rstrip() + "\n}\n")
+    functions = [n for n in src.root.named_children if n.type == "function_declaration"]
+    helpers = {}
+    words: set[str] = set()
+    for fn in functions[:-1]:
+        name = src.text(fn.child_by_field_name("name"))
+        if name and name != entry:
+            helpers[name] = normalized(src, fn)
+            words |= {src.text(n) for n in leaves(fn) if n.type in _USED}
+    return helpers, frozenset(words)
+
+
+@functools.lru_cache(maxsize=256)
 def _declared_entry(declaration: str | None) -> tuple[str, str, frozenset[str]]:
     """The declared entry point's name and signature, and the names its types use.
 
@@ -821,7 +873,7 @@ class GoLanguage(TreeSitterLanguage):
         if not isinstance(spec, AssertScriptTests):
             return None
         tests = (spec.test_setup or "", spec.test)
-        refusal = self.code_policy.check(code, tests, spec.declaration)
+        refusal = self.code_policy.check(code, tests, spec.declaration, spec.prompt)
         return refusal.outcome() if refusal is not None else None
 
     def build_program(
