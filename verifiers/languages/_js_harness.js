@@ -750,10 +750,17 @@ function request(message, track) {
   throw error;
 }
 
+// A callback the judge handed out, by its index: only an own element of the list (an id
+// such as "constructor" or "__proto__" would otherwise reach the array's prototype).
+function callbackAt(id) {
+  if (!Number.isSafeInteger(id) || id < 0 || id >= judge.callbacks.length) return undefined;
+  return judge.callbacks[id];
+}
+
 function serveCallback(message) {
   forget(); // the program's code ran up to this call
   try {
-    const fn = judge.callbacks[message.id];
+    const fn = callbackAt(message.id);
     if (typeof fn !== 'function') throw new TypeError('a callback that does not exist');
     const args = judgeCodec.decode(message.args);
     send({ value: judgeCodec.encode(fn(...args)) });
@@ -864,8 +871,9 @@ const judgeCodec = new Codec(
   },
   (d) => {
     if ('$callback' in d) {
-      if (!(d.$callback in judge.callbacks)) throw new TypeError('no such callback');
-      return judge.callbacks[d.$callback];
+      const fn = callbackAt(d.$callback);
+      if (fn === undefined) throw new TypeError('no such callback');
+      return fn;
     }
     throw new TypeError('a handle the judge does not hold');
   },
