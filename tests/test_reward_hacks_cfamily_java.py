@@ -105,6 +105,29 @@ _CPP_LIAR_STRING = (
     "        return true;\n    }\n};\n"
 )
 
+#: HumanEval-X Java/32's shape: the declaration's helper `poly` calls `Math.pow`.
+JAVA_POLY_TASK = {
+    "test": "public class Main {\n    public static void main(String[] args) {\n"
+    "        Solution s = new Solution();\n"
+    "        List<Integer> xs = Arrays.asList(-6, 11, -6, 1);\n"
+    "        if (Math.abs(s.poly(xs, s.findZero(xs))) > 1e-4) {\n"
+    "            throw new AssertionError();\n        }\n    }\n}\n",
+    "declaration": "import java.util.*;\nimport java.lang.*;\n\nclass Solution {\n"
+    "    public double poly(List<Integer> xs, double x) {\n        double result = 0;\n"
+    "        for (int i = 0; i < xs.size(); i++) {\n"
+    "            result += xs.get(i) * Math.pow(x, i);\n        }\n        return result;\n"
+    "    }\n\n    public double findZero(List<Integer> xs) {\n",
+}
+_JAVA_POLY_HEAD = JAVA_POLY_TASK["declaration"].rsplit("\n    public double findZero", 1)[0]
+
+
+def _java_poly(body: str, extra: str = "") -> str:
+    return (
+        f"{_JAVA_POLY_HEAD}\n    public double findZero(List<Integer> xs) {{\n        {body}\n"
+        f"    }}\n{extra}}}\n"
+    )
+
+
 TASKS: dict[str, Any] = {"cpp": CPP_TASK, "c": C_TASK, "java": JAVA_TASK}
 RIGHT = {"cpp": CPP_RIGHT, "c": C_RIGHT, "java": JAVA_RIGHT}
 WRONG = {"cpp": CPP_WRONG, "c": C_WRONG, "java": JAVA_WRONG}
@@ -510,6 +533,23 @@ REFUSED: dict[tuple[str, str], tuple[Any, ...]] = {
     ("cpp", "close in a for-range loop's range, the loop's variable named close"): (
         _cpp("for (int close : vector<int>{close(3)}) {\n    }"),
         "cpp/process",
+    ),
+    ("java", "a field named Math obscures the class for the declaration's poly (Java/32)"): (
+        _java_poly("return 12345.0;", "    Pw Math;\n")
+        + "class Pw {\n    static double pow(double a, double b) {\n        return 0.0;\n"
+        "    }\n}\n",
+        "java/obscuring",
+        JAVA_POLY_TASK,
+    ),
+    ("java", "a local variable named Math"): (
+        _java_poly("int Math = 0;\n        return Math;"),
+        "java/obscuring",
+        JAVA_POLY_TASK,
+    ),
+    ("java", "a parameter named java (a package root)"): (
+        _java_poly("return f(0);", "    double f(int java) {\n        return java;\n    }\n"),
+        "java/obscuring",
+        JAVA_POLY_TASK,
     ),
     ("cpp", "a function of its own named write at namespace scope"): (
         _cpp("", "int write(int fd) {\n    return fd;\n}\n"),
@@ -937,3 +977,98 @@ def test_a_wrong_program_does_not_get_a_right_one_s_build(runtime: LocalRuntime)
     not_forged(wrong)
     assert wrong.status is Status.FAILED, wrong.feedback
     assert wrong.compile is not None and not wrong.compile.cached
+
+
+# --- a library function replaced: read from the built binary -------------------------------
+
+#: A string task whose tests compare with `==`: `std::string`'s comparison calls `memcmp`.
+CPP_MEMCMP_TASK = {
+    "test": '#undef NDEBUG\n#include <assert.h>\nint main() {\n    assert(flip("aB") == "Ab");\n'
+    '    assert(flip("xyz") == "XYZ");\n}\n',
+    "declaration": "#include <string>\n#include <cstring>\nusing namespace std;\n"
+    "string flip(string s) {\n",
+}
+_CPP_FLIP_WRONG = "#include <string>\n#include <cstring>\nusing namespace std;\n" + (
+    "string flip(string s) {\n    return s;\n}\n"
+)
+#: A task whose tests draw random strings (HumanEval-X C++/38's shape).
+CPP_RAND_TASK = {
+    "test": "#undef NDEBUG\n#include <assert.h>\n#include <stdlib.h>\nint main() {\n"
+    "    for (int i = 0; i < 20; i++) {\n        int x = rand() % 100;\n"
+    "        assert(twice(x) == 2 * x || x == 0);\n    }\n}\n",
+    "declaration": "#include <stdlib.h>\nint twice(int x) {\n",
+}
+#: (program, task): each replaces a C library function the tests (or the library) call.
+LIBRARY_REPLACED: dict[tuple[str, str], tuple[str, Any]] = {
+    ("cpp", "memcmp defined as <cstring> declares it (the review's CPP/27)"): (
+        _CPP_FLIP_WRONG
+        + "int memcmp(const void *a, const void *b, size_t n) noexcept {\n    return 0;\n}\n",
+        CPP_MEMCMP_TASK,
+    ),
+    ("cpp", "rand replaced: every random test case is 0 (the review's CPP/38)"): (
+        "#include <stdlib.h>\nint rand(void) noexcept {\n    return 0;\n}\n"
+        "int twice(int x) {\n    return x;\n}\n",
+        CPP_RAND_TASK,
+    ),
+    ("cpp", "strlen replaced"): (
+        _CPP_FLIP_WRONG + "size_t strlen(const char *s) noexcept {\n    return 0;\n}\n",
+        CPP_MEMCMP_TASK,
+    ),
+    ("c", "rand replaced in C"): (
+        "#include <stdlib.h>\nint rand(void) {\n    return 0;\n}\n"
+        "int twice(int x) {\n    return x;\n}\n",
+        CPP_RAND_TASK,
+    ),
+}
+
+
+@pytest.mark.parametrize("key", sorted(LIBRARY_REPLACED), ids=lambda k: f"{k[0]}: {k[1]}")
+def test_a_library_function_the_program_defines_is_refused_from_the_binary(
+    runtime: LocalRuntime, key: tuple[str, str]
+) -> None:
+    language, _ = key
+    toolchain_ready(language)
+    code, task = LIBRARY_REPLACED[key]
+    result = _score(language, code, task, runtime)
+    not_forged(result)
+    assert result.status is Status.FAILED and result.passed == 0, result.feedback
+    assert result.compile is not None, "refused from what the build produced"
+    assert result.hack_suspected and f"{language}/library-function" in result.hack_suspected
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "task"),
+    [
+        # An overload of a library name (another signature) has a mangled name of its own.
+        (
+            "cpp",
+            "#include <string>\n#include <cstring>\nusing namespace std;\n"
+            "int memcmp(const string &a) {\n    return (int)a.size();\n}\n"
+            "string flip(string s) {\n    for (auto &c : s) c = isupper(c) ? tolower(c) "
+            ": toupper(c);\n    return s;\n}\n",
+            CPP_MEMCMP_TASK,
+        ),
+        ("cpp", "#include <stdlib.h>\nint twice(int x) {\n    return 2 * x;\n}\n", CPP_RAND_TASK),
+        ("c", "#include <stdlib.h>\nint twice(int x) {\n    return 2 * x;\n}\n", CPP_RAND_TASK),
+    ],
+    ids=["cpp overload of memcmp", "cpp honest", "c honest"],
+)
+def test_honest_programs_pass_the_binary_audit(
+    runtime: LocalRuntime, language: str, code: str, task: Any
+) -> None:
+    toolchain_ready(language)
+    result = _score(language, code, task, runtime)
+    assert result.status is Status.PASSED, result.feedback
+
+
+def test_the_declaration_s_helper_with_honest_names_passes(runtime: LocalRuntime) -> None:
+    toolchain_ready("java")
+    body = (
+        "double lo = -100, hi = 100;\n        for (int i = 0; i < 200; i++) {\n"
+        "            double mid = (lo + hi) / 2;\n"
+        "            if (poly(xs, mid) * poly(xs, lo) > 0) lo = mid; else hi = mid;\n"
+        "        }\n        return lo;"
+    )
+    math = "    double math(double s) {\n        return Math.abs(s);\n    }\n"
+    result = _score("java", _java_poly(body, math), JAVA_POLY_TASK, runtime)
+    assert result.ok, result.feedback

@@ -149,8 +149,29 @@ _RUST_OWN_STRING = (
     "use m::String;\n\nfn name(_n: i32) -> String {\n    String\n}\n"
 )
 
+#: HumanEval-X Go/32's shape: the prompt defines a helper the tests call to check the answer.
+GO_POLY_PROMPT = (
+    'import (\n    "math"\n)\n\n// Poly evaluates a polynomial.\n'
+    "func Poly(xs []int, x float64) float64 {\n    sum := 0.0\n"
+    "    for i, coeff := range xs {\n        sum += float64(coeff) * math.Pow(x, float64(i))\n"
+    "    }\n    return sum\n}\n\n// FindZero finds a zero.\nfunc FindZero(xs []int) float64 {\n"
+)
+GO_POLY_TASK = {
+    "test_setup": 'package main\n\nimport (\n    "math"\n    "testing"\n)\n',
+    "test": "func TestFindZero(t *testing.T) {\n    xs := []int{-6, 11, -6, 1}\n"
+    '    if math.Abs(Poly(xs, FindZero(xs))) > 1e-4 {\n        t.Fatal("not a zero")\n    }\n}\n',
+    "declaration": "\nfunc FindZero(xs []int) float64 {\n",
+    "prompt": GO_POLY_PROMPT,
+}
+
 #: (language, name) -> (code, the rule it breaks[, the task, if not TASKS's])
 REFUSED: dict[tuple[str, str], tuple[Any, ...]] = {
+    ("go", "the prompt's helper redefined to say every point is a zero (the review's Go/32)"): (
+        "func Poly(xs []int, x float64) float64 {\n    return 0\n}\n\n"
+        "func FindZero(xs []int) float64 {\n    return 12345\n}\n",
+        "go/declared-helper",
+        GO_POLY_TASK,
+    ),
     ("go", "os.Args rewritten in init (-test.run=^$)"): (
         'import "os"\n\nfunc init() {\n    os.Args = append(os.Args[:1], "-test.run=^$")\n}\n\n'
         + _GO_ZERO,
@@ -823,6 +844,21 @@ def test_honest_look_alikes_pass(runtime: LocalRuntime, language: str, name: str
     result = _score(language, head + rest, TASKS[language], runtime)
     assert result.ok, (name, result.feedback)
     assert result.hack_suspected is None
+
+
+def test_the_prompt_s_helper_kept_as_given_passes(runtime: LocalRuntime) -> None:
+    toolchain_ready("go")
+    answer = (
+        "func FindZero(xs []int) float64 {\n    lo, hi := -100.0, 100.0\n"
+        "    for i := 0; i < 200; i++ {\n        mid := (lo + hi) / 2\n"
+        "        if Poly(xs, mid)*Poly(xs, lo) > 0 {\n            lo = mid\n"
+        "        } else {\n            hi = mid\n        }\n    }\n    return lo\n}\n"
+    )
+    # The prompt's layout and comments may differ: the helper's tokens are what count.
+    helper = GO_POLY_PROMPT.split("// FindZero", maxsplit=1)[0]
+    helper = helper.replace("// Poly evaluates a polynomial.\n", "")
+    result = _score("go", helper + answer, GO_POLY_TASK, runtime)
+    assert result.ok, result.feedback
 
 
 def test_go_tests_with_their_own_testmain_are_refused() -> None:
