@@ -645,14 +645,30 @@ def _call_entry(function: Any, argv: list[Any]) -> int:
         return 1
 
 
+#: The file that counts this sandbox's out-of-memory kills: found at the first call ("" where
+#: there is none), as a sandbox's memory group does not come or go while it lives.
+_oom_file: str | None = None
+
+
 def _oom_kills() -> int:
     """How many processes the out-of-memory killer took in this sandbox's group so far."""
-    for directory in MEMORY_GROUPS:
-        for name in ("memory.events", "memory.oom_control"):
-            for line in _proc_lines(os.path.join(directory, name)):
-                key, _, value = line.partition(" ")
-                if key == "oom_kill" and value.strip().isdigit():
-                    return int(value)
+    global _oom_file
+    if _oom_file is None:
+        _oom_file = ""
+        for directory in MEMORY_GROUPS:
+            for name in ("memory.events", "memory.oom_control"):
+                path = os.path.join(directory, name)
+                if any(line.startswith("oom_kill ") for line in _proc_lines(path)):
+                    _oom_file = path
+                    break
+            if _oom_file:
+                break
+    if not _oom_file:
+        return 0
+    for line in _proc_lines(_oom_file):
+        key, _, value = line.partition(" ")
+        if key == "oom_kill" and value.strip().isdigit():
+            return int(value)
     return 0
 
 
@@ -2548,8 +2564,13 @@ _pid1 = False
 def reset() -> dict[str, Any]:
     if not _pid1:
         return {"ok": True, "clean": False, "reason": "not the sandbox's init process"}
-    _kill_others(0)
-    _reap_all(time.monotonic() + 2.0)
+    if _runner is not None:
+        # The runner first, waited for: it can fork no more, so when nothing else is left
+        # (the usual end of a program) no process is forked to kill the uid's.
+        _stop_runner(_runner)
+    else:
+        _kill_others(0)
+        _reap_all(time.monotonic() + 2.0)
     _forget_runner()
     _program_files.clear()
     _judge_files.clear()
