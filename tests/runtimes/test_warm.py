@@ -10,6 +10,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import time
 
 import verifiers
 from verifiers import Status
@@ -298,3 +299,29 @@ def test_closing_an_idle_sandbox_accounts_for_all_its_processes() -> None:
     counted = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     assert counted >= held - 0.02, (counted, held)  # a clock tick of rounding per field
     assert zygotes[0].pid not in {a.pid for a in resources.agents()}
+
+
+def test_a_warm_sandbox_keeps_large_files_across_programs() -> None:
+    # The harness (95 KB) goes to a warm sandbox once; later programs name it. Programs
+    # with large files of their own push the oldest kept file out (at most KEPT_FILES),
+    # and a file forgotten so is sent again: every verdict stays right.
+    from verifiers.runtimes.base import KEPT_FILES
+
+    rt = LocalRuntime()
+    padded = [ADD + f"# {n}\n" + "#" * 5000 + "\n" for n in range(KEPT_FILES + 3)]
+    wrong = padded[0].replace("a + b", "a - b")
+    for code in [*padded, padded[0], wrong, padded[1]]:
+        result = score(code, ADD_TESTS, rt)
+        assert result.status is (Status.FAILED if code is wrong else Status.PASSED)
+    assert rt.warm_stats["started"] == 1
+    for _ in range(500):  # the sandbox is put back once its reset is over
+        if rt._idle:
+            break
+        time.sleep(0.01)
+    [(_, _, session)] = rt._idle
+    kept = session.conn.kept
+    assert len(kept) == KEPT_FILES
+    # The harness, used by every program, is never the least recently used: still kept.
+    assert [k for k in kept if len(k) > 50_000 and b"def candidate_main" in k]
+    assert padded[1].encode() in kept and padded[2].encode() not in kept
+    verifiers.close_idle_sandboxes()

@@ -113,6 +113,9 @@ JUDGE_STDERR_KEEP = 16 * 1024
 MEMORY_GROUPS = ("/run/verifiers/memory", "/sys/fs/cgroup/memory", "/sys/fs/cgroup")
 
 _entries: dict[str, ModuleType] = {}
+# Files the host asked this agent to keep across programs (the Python harness), by the
+# names it gave them; it says which to forget, so that it holds at most a few.
+_kept: dict[str, bytes] = {}
 # Harness modules by (path, source), kept across the programs of a warm sandbox.
 _entry_cache: dict[tuple[str, bytes], ModuleType] = {}
 # The current program's files (absolute path -> bytes) when it was loaded into memory.
@@ -648,6 +651,11 @@ def _call_entry(function: Any, argv: list[Any]) -> int:
 #: The file that counts this sandbox's out-of-memory kills: found at the first call ("" where
 #: there is none), as a sandbox's memory group does not come or go while it lives.
 _oom_file: str | None = None
+
+
+#: The count :func:`run_warm` read after its test, for the next warm test of the same
+#: request to start from (None once anything else ran: every request starts afresh).
+_oom_last: int | None = None
 
 
 def _oom_kills() -> int:
@@ -1364,7 +1372,9 @@ RUNNER_START_S = 30.0
 class _Runner:
     """A live runner: the process, its request and reply pipes, its own output."""
 
-    def __init__(self, key: str, pid: int, requests: int, replies: int, output: int) -> None:
+    def __init__(
+        self, key: tuple[Any, ...], pid: int, requests: int, replies: int, output: int
+    ) -> None:
         self.key = key
         self.pid = pid
         self.requests = requests
@@ -1451,7 +1461,7 @@ def _runner_ready(runner: _Runner) -> bool:
         return False
 
 
-def _start_runner(req: dict[str, Any], key: str) -> _Runner | None:
+def _start_runner(req: dict[str, Any], key: tuple[Any, ...]) -> _Runner | None:
     """A new runner for ``req``, ready for its first test; None if it did not get ready."""
     limits = dict(req["limits"])
     limits["cpu_s"] = int(limits["cpu_s"]) * RUNNER_CPU_FACTOR
@@ -1531,11 +1541,12 @@ def _await_ready(runner: _Runner, deadline: float) -> bool:
     return False
 
 
-def _runner_key(req: dict[str, Any]) -> str:
-    """What makes two steps the same runner: all but their time limit and their stdin."""
+def _runner_key(req: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two steps the same runner: all but their time limit and their stdin
+    (compared by equality: the parts are JSON values)."""
     limits = {k: v for k, v in req["limits"].items() if k != "timeout_s"}
-    code = [req.get("kind"), req.get("module"), req.get("function")]
-    return json.dumps([req["argv"], code, req.get("env"), req.get("cwd"), limits], sort_keys=True)
+    code = (req.get("kind"), req.get("module"), req.get("function"))
+    return (req["argv"], code, req.get("env"), req.get("cwd"), limits)
 
 
 def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
@@ -1570,7 +1581,9 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
     channel = _Stream("channel", -1, CHANNEL_KEEP, CHANNEL_KEEP, tail=False)
     header = json.dumps({"stdin_bytes": len(stdin), "max_output_bytes": cap}).encode()
     request = struct.pack(">I", len(header)) + header + stdin
-    oom_before = _oom_kills()
+    global _oom_last
+    # The count read after the previous warm test of this request, if nothing ran since.
+    oom_before = _oom_last if _oom_last is not None else _oom_kills()
     before = _task_times(runner.pid)
     started = time.monotonic()
     reply, status, usage, timed_out, exceeded = _exchange(
@@ -1612,7 +1625,7 @@ def run_warm(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], l
         code = reply.get("exit_code")
         exit_code = code if isinstance(code, int) and 0 <= code < 256 else 1
         cpu = _reply_cpu(reply)
-    oom_after = _oom_kills()
+    oom_after = _oom_last = _oom_kills()
     out_header: dict[str, Any] = {
         "exit_code": exit_code,
         "signal": sig,
@@ -2657,15 +2670,19 @@ def _run_delay(pid: int) -> float | None:
 
 def _run_step(req: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
     """A step in the program's warm runner when it asks for one, else in a process of its own."""
+    global _oom_last
     warm = req.get("warm_argv")
     if warm and req.get("judge") is None and req.get("check") is None:
         return run_warm(req, blobs)
+    _oom_last = None
     if _runner is not None:
         _retire_runner()  # every other run kills all the program's processes anyway
     return run(req, blobs)
 
 
 def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], list[bytes]]:
+    global _oom_last
+    _oom_last = None
     op = header.get("op")
     if op == "run":
         reply, out = _run_step(header, blobs)
@@ -2742,8 +2759,18 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
         files: dict[str, bytes] = {}
         if op == "load":
             _program_files.clear()
+            for name in header.get("forget", ()):
+                _kept.pop(str(name), None)
             for item in header["files"]:
-                files[str(item["path"])] = blobs[item["blob"]]
+                if "kept" in item:
+                    content = _kept.get(str(item["kept"]))
+                    if content is None:
+                        return {"ok": False, "error": f"no kept file {item['kept']!r}"}, []
+                else:
+                    content = blobs[item["blob"]]
+                    if "keep" in item:
+                        _kept[str(item["keep"])] = content
+                files[str(item["path"])] = content
             _program_files.update(files)
         # The zygote preloads the program's part while the warm judge, or this process (where
         # judges are forked from here), does the judges': two processes, two CPUs.

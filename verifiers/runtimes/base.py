@@ -224,10 +224,36 @@ class AgentConnection:
         self._proc = proc
         self._next_id = 0
         self.broken = False
+        #: The files the agent keeps across programs, by content, with the names it knows
+        #: them by, least recently used first (it holds exactly these: the host tells it
+        #: what to keep and what to forget). Keyed by the bytes themselves: a bytes object
+        #: caches its hash, and a language hands every program the same harness object.
+        self.kept: collections.OrderedDict[bytes, str] = collections.OrderedDict()
+        self._kept_names = 0
         #: A pidfd of the sandbox's PID 1, when the runtime knows it (immune to pid reuse).
         self.sandbox_pidfd: int | None = None
         #: Process group of the sandbox's processes on the host, when it has its own.
         self.process_group: int | None = None
+
+    def kept_name(self, content: bytes) -> str | None:
+        """The name the agent keeps ``content`` by (now its most recently used), or None."""
+        name = self.kept.get(content)
+        if name is not None:
+            self.kept.move_to_end(content)
+        return name
+
+    def keep(self, content: bytes) -> str:
+        """A new name for ``content``, which the agent is about to keep."""
+        self._kept_names += 1
+        name = self.kept[content] = f"k{self._kept_names}"
+        return name
+
+    def forget_beyond(self, most: int) -> list[str]:
+        """The names the agent is to forget so that it keeps at most ``most`` files."""
+        out = []
+        while len(self.kept) > most:
+            out.append(self.kept.popitem(last=False)[1])
+        return out
 
     @property
     def proc(self) -> asyncio.subprocess.Process:
@@ -550,6 +576,13 @@ class AgentConnection:
             transport.close()
 
 
+#: Files of this size are kept by a warm sandbox's agent across programs, at most
+#: :data:`KEPT_FILES` of them (the least recently used is forgotten first).
+KEEP_MIN_BYTES = 4096
+KEEP_MAX_BYTES = 1 << 20
+KEPT_FILES = 8
+
+
 def join_inside(base: str, rel: str) -> str:
     """``base/rel``, refusing a relative path that leaves ``base`` (``../x``, ``/etc``)."""
     path = os.path.normpath(os.path.join(base, rel))
@@ -625,15 +658,29 @@ class AgentSession:
             )
 
     async def load(self, program: Program) -> None:
-        """Give a warm sandbox its next program: files into memory, then preload."""
-        items = sorted(program.files.items())
-        files = [
-            {"path": join_inside(self.program_dir, rel), "blob": n}
-            for n, (rel, _) in enumerate(items)
-        ]
-        blobs = [c for _, c in items]
+        """Give a warm sandbox its next program: files into memory, then preload.
+
+        A large file the agent already keeps from an earlier program (the Python harness,
+        95 KB, in every program) is named by its digest instead of sent again.
+        """
+        files: list[dict[str, Any]] = []
+        blobs: list[bytes] = []
+        forget: list[str] = []
+        for rel, content in sorted(program.files.items()):
+            item: dict[str, Any] = {"path": join_inside(self.program_dir, rel)}
+            keepable = KEEP_MIN_BYTES <= len(content) <= KEEP_MAX_BYTES
+            name = self.conn.kept_name(content) if keepable else None
+            if name is not None:
+                item["kept"] = name
+            else:
+                item["blob"] = len(blobs)
+                blobs.append(content)
+                if keepable:
+                    item["keep"] = self.conn.keep(content)
+            files.append(item)
+        forget = self.conn.forget_beyond(KEPT_FILES)
         reply, _ = await self.conn.request(
-            {"op": "load", "files": files, **self._preload(program, blobs)},
+            {"op": "load", "files": files, "forget": forget, **self._preload(program, blobs)},
             blobs,
             timeout=60,
         )
