@@ -164,8 +164,50 @@ GO_POLY_TASK = {
     "prompt": GO_POLY_PROMPT,
 }
 
+#: HumanEval-X Rust/137's shape: the declared result is a type the program defines.
+RUST_CHOICE_TASK = {
+    "test": "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_pick() {\n"
+    "        assert_eq!(pick(1), Choice::One);\n        assert_eq!(pick(2), Choice::Two);\n"
+    "    }\n}\n",
+    "declaration": "use std::collections::HashMap;\n\nfn pick(n: i32) -> Choice {\n",
+}
+_RUST_CHOICE_WRONG = (
+    "fn pick(_n: i32) -> Choice {\n    Choice::None\n}\n\n#[derive(Debug)]\n"
+    "pub enum Choice {\n    None,\n    One,\n    Two,\n}\n"
+)
+_RUST_ALIASED_EQ = (
+    "use std::cmp::PartialEq as Same;\n\n" + _RUST_CHOICE_WRONG + "\nimpl Same for Choice {\n"
+    "    fn eq(&self, _other: &Self) -> bool {\n        true\n    }\n}\n"
+)
+_RUST_ALIASED_OWN_TRAIT = RUST_WRONG + (
+    "\npub trait Count {\n    fn len(self) -> usize;\n}\n\npub struct Mine;\n\n"
+    "impl Count for Mine {\n    fn len(self) -> usize {\n        0\n    }\n}\n\n"
+    "use self::Count as Size;\n\nimpl Size for Vec<u32> {\n    fn len(self) -> usize {\n"
+    "        3\n    }\n}\n"
+)
+_RUST_ALIAS_IN_MODULE = (
+    "mod m {\n    pub use std::cmp::PartialEq as Same;\n}\n\n"
+    + _RUST_CHOICE_WRONG
+    + "\nimpl m::Same for Choice {\n    fn eq(&self, _other: &Self) -> bool {\n        true\n"
+    "    }\n}\n"
+)
+
 #: (language, name) -> (code, the rule it breaks[, the task, if not TASKS's])
 REFUSED: dict[tuple[str, str], tuple[Any, ...]] = {
+    ("rust", "PartialEq implemented under a use-as alias (the review's Rust/137)"): (
+        _RUST_ALIASED_EQ,
+        "rust/impl-alias",
+        RUST_CHOICE_TASK,
+    ),
+    ("rust", "PartialEq re-exported under an alias by an inline module"): (
+        _RUST_ALIAS_IN_MODULE,
+        "rust/impl-alias",
+        RUST_CHOICE_TASK,
+    ),
+    ("rust", "the program's own trait, aliased, implemented for Vec (len replaced)"): (
+        _RUST_ALIASED_OWN_TRAIT,
+        "rust/impl-alias",
+    ),
     ("go", "the prompt's helper redefined to say every point is a zero (the review's Go/32)"): (
         "func Poly(xs []int, x float64) float64 {\n    return 0\n}\n\n"
         "func FindZero(xs []int) float64 {\n    return 12345\n}\n",
@@ -899,3 +941,15 @@ def test_programs_that_differ_in_an_invalid_byte_are_built_apart(language: str) 
         program_executable(lang, f"{main}// {b}\n", {}, Limits(), "x").build_key for b in bytes_
     }
     assert len(judges) == 3 and None not in judges
+
+
+def test_a_derived_comparison_and_an_aliased_import_pass(runtime: LocalRuntime) -> None:
+    toolchain_ready("rust")
+    right = (
+        "use std::collections::HashMap as Map;\n\nfn pick(n: i32) -> Choice {\n"
+        "    let names: Map<i32, Choice> = Map::from([(1, Choice::One), (2, Choice::Two)]);\n"
+        "    names.get(&n).cloned().unwrap_or(Choice::None)\n}\n\n"
+        "#[derive(Debug, Clone, PartialEq)]\npub enum Choice {\n    None,\n    One,\n    Two,\n}\n"
+    )
+    result = _score("rust", right, RUST_CHOICE_TASK, runtime)
+    assert result.ok, result.feedback

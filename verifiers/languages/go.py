@@ -570,8 +570,29 @@ class _GoCheck:
 
     def run(self) -> Refusal | None:
         return first(
-            [self._imports(), self._walk(), self._names(), self._signature(), self._helpers()]
+            [
+                self._parsed(),
+                self._imports(),
+                self._walk(),
+                self._names(),
+                self._signature(),
+                self._helpers(),
+            ]
         )
+
+    def _parsed(self) -> Iterator[Refusal]:
+        """A tree with errors is refused.
+
+        What the parser could not read, the rules below cannot see (code over the syntax
+        check's size limit reaches here unchecked).
+        """
+        if self.src.root.has_error:
+            yield self.src.refuse(
+                None,
+                "go/unparsed",
+                "the code does not parse completely, so it cannot be checked",
+                "Write code the parser reads whole.",
+            )
 
     def _helpers(self) -> Iterator[Refusal]:
         """The task's helpers (from its prompt), where the program defines them: unchanged."""

@@ -660,6 +660,18 @@ class _RustCheck:
         self.types = {self._item_name(i): i for i in anywhere if i.type in _TYPE_ITEMS}
         self.aliases = {self._item_name(i): i for i in anywhere if i.type == "type_item"}
         self.traits = {self._item_name(i) for i in anywhere if i.type == "trait_item"}
+        # Names bound by `use ... as` anywhere (inline modules and functions too): the rules
+        # on impls read a trait by its name, so an impl may not name its trait by one.
+        uses = [n.child_by_field_name("argument") for n in walk(source.root)]
+        self.renamed = {
+            binding
+            for argument in uses
+            if argument is not None
+            and argument.parent is not None
+            and argument.parent.type == "use_declaration"
+            for _, binding, renamed, _ in _use_paths(source, argument, [])
+            if renamed and binding
+        }
         self.trait_items: dict[str, list[tree_sitter.Node]] = {}
         for item in anywhere:
             if item.type == "trait_item":
@@ -677,7 +689,21 @@ class _RustCheck:
         self._exposed: set[str] | None = None
 
     def run(self) -> Refusal | None:
-        return first([self._walk(), self._item_names(), self._signature()])
+        return first([self._parsed(), self._walk(), self._item_names(), self._signature()])
+
+    def _parsed(self) -> Iterator[Refusal]:
+        """A tree with errors is refused.
+
+        What the parser could not read, the rules below cannot see (code over the syntax
+        check's size limit reaches here unchecked).
+        """
+        if self.src.root.has_error:
+            yield self.src.refuse(
+                None,
+                "rust/unparsed",
+                "the code does not parse completely, so it cannot be checked",
+                "Write code the parser reads whole.",
+            )
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -927,6 +953,16 @@ class _RustCheck:
         head = self._head(self_type)
         params = self._idents(node.child_by_field_name("type_parameters"))
         own = set(self.types) | self.traits
+        if trait in self.renamed:
+            yield self.src.refuse(
+                trait_node,
+                "rust/impl-alias",
+                f"the trait of this impl is named by an alias (`use ... as {trait}`): which "
+                "trait an impl is for must be plain from its name (an aliased `PartialEq` "
+                "decided the tests' comparisons)",
+                "Name the trait itself in the impl.",
+            )
+            return
         if trait in self.traits and (head in params or head not in own):
             yield self.src.refuse(
                 node,
