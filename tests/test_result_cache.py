@@ -7,6 +7,7 @@ import logging
 import os
 import sqlite3
 import stat
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,27 @@ def test_the_disk_cache_outlives_the_process_object(runtime: LocalRuntime, tmp_p
     fresh = ResultCache(path=path)
     again = verifiers.score("python", CODE, TESTS, runtime=runtime, cache=fresh)
     assert again.cached and again.score == first.score and again.tests == first.tests
+
+
+def test_specs_that_differ_only_in_a_value_s_type_never_share_a_key(
+    runtime: LocalRuntime,
+) -> None:
+    # JSON writes Decimal("1.5") as "1.5": keyed by the JSON form, the spec expecting the
+    # string gave its pass to the one expecting the Decimal (a review found it).
+    cache = ResultCache()
+    code = 'def f():\n    return "1.5"\n'
+    as_text = {"fn_name": "f", "inputs": [[]], "outputs": ["1.5"]}
+    as_decimal = {"fn_name": "f", "inputs": [[]], "outputs": [Decimal("1.5")]}
+    as_bytes = {"fn_name": "f", "inputs": [[]], "outputs": [b"1.5"]}
+    assert verifiers.score("python", code, as_text, runtime=runtime, cache=cache).ok
+    for spec in (as_decimal, as_bytes):
+        result = verifiers.score("python", code, spec, runtime=runtime, cache=cache)
+        assert result.status is Status.FAILED and not result.cached, result.feedback
+    # Keys JSON cannot hold (a tuple) are hashed too, and a repeat is still a hit.
+    tupled = {"fn_name": "f", "inputs": [[]], "outputs": [{(1, 2): "1.5"}]}
+    first = verifiers.score("python", code, tupled, runtime=runtime, cache=cache)
+    again = verifiers.score("python", code, tupled, runtime=runtime, cache=cache)
+    assert again.cached and again.status is first.status
 
 
 def test_infrastructure_faults_are_not_cached() -> None:

@@ -237,8 +237,20 @@ def with_overrides(base: Options, overrides: Mapping[str, Any]) -> Options:
 
 
 def spec_key(spec: TestSpec) -> str:
-    """A content hash of a test spec."""
-    return json_key(spec.model_dump(mode="json"))
+    """A content hash of a test spec, with its values' types.
+
+    Of the spec's Python values, not of their JSON form: JSON writes ``Decimal("1.5")``
+    as ``"1.5"`` (and bytes as text), which the comparison tells apart, and a result cache
+    keyed so gave one spec's verdict to the other. Values JSON has no form for are hashed
+    by their ``repr`` (type and value); keys JSON cannot hold or sort (a tuple, an integer
+    beside a string) make the whole spec hashed so.
+    """
+    data = spec.model_dump()
+    try:
+        return json_key(data)
+    except (TypeError, ValueError):
+        with big_ints():
+            return content_key("repr", repr(data))
 
 
 @dataclass(frozen=True)

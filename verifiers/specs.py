@@ -749,6 +749,8 @@ def _decode_string(text: str, field: str) -> Any:
         return jsonio.loads(text)
     except json.JSONDecodeError as err:
         json_error = f"{err.msg} at {err.pos}"
+    except RecursionError:
+        raise SpecError(field, "the JSON in this string is nested too deeply") from None
     if len(text) <= 50_000_000:
         try:
             # literal_eval evaluates literals only: safe on untrusted text.
