@@ -389,3 +389,31 @@ def test_a_pragma_in_an_answer_changes_nothing_in_the_host(
         assert verifiers.score("sql", query, SINGERS, runtime=runtime, cache=cache).ok
     again = verifiers.score("sql", GOLD, SINGERS, runtime=runtime, cache=cache)
     assert again.ok and again.cached and cache.errors == 0
+
+
+def test_a_writing_answer_cannot_fill_tmp_for_its_later_tests(
+    runtime: LocalRuntime, tmp_path: Path
+) -> None:
+    # Each test copies its database to /tmp; an answer that grows its copy to the file-size
+    # limit left 63 MB per database, and with /tmp full a later test's copy or gold query
+    # failed (a runtime error, or a fixture fault that is never the program's). Every test
+    # starts from an emptied /tmp: the answer's verdict is the same on each.
+    paths = []
+    for name in "abcdef":
+        path = tmp_path / f"{name}.sqlite"
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE t(x)")
+            conn.execute("INSERT INTO t VALUES (1)")
+        conn.close()
+        paths.append(str(path))
+    spec = {"database": paths, "gold_query": "INSERT INTO t VALUES (7)", "allow_writes": True}
+    filler = (
+        "INSERT INTO t WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+        "LIMIT 60) SELECT zeroblob(1048000) FROM c"
+    )
+    result = verifiers.score("sql", filler, spec, runtime=runtime, policy="partial")
+    statuses = {t.status for t in result.tests}
+    assert len(statuses) == 1 and not result.infra_error, [t.message for t in result.tests]
+    assert Status.RUNTIME_ERROR not in statuses and Status.SANDBOX_ERROR not in statuses
+    right = verifiers.score("sql", "INSERT INTO t VALUES (7)", spec, runtime=runtime)
+    assert right.ok and right.passed == 6

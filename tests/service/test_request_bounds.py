@@ -179,6 +179,31 @@ def test_a_million_empty_tests_are_refused_before_they_are_parsed(bounded: Serve
     assert _peak_rss_mb(bounded.proc.pid) - before < 150
 
 
+def test_long_integers_are_refused_before_they_are_parsed(bounded: Server) -> None:
+    # Twenty integers of 99,999 digits held the server (every request) for 6.6 s: their
+    # reading and writing costs quadratic time under the GIL. Refused unread, in or out of
+    # a string; two such integers are still served.
+    big = "9" * 99_999
+    raw = '{"language": "python", "completion": "print(1)", "tests": {"inputs": ["1"], '
+    many = raw + '"outputs": [' + ", ".join([big] * 20) + "]}}"
+    started = time.perf_counter()
+    response = bounded_post(bounded, "/score", many)
+    assert response.status_code == 413, response.text
+    assert "integers too long" in response.json()["detail"]
+    assert time.perf_counter() - started < 3
+    inside = '{"inputs": ["1"], "outputs": [[' + ", ".join([big] * 3) + "]]}"
+    encoded = '{"language": "python", "completion": "print(1)", "tests": ' + json.dumps(inside)
+    assert bounded_post(bounded, "/score", encoded + "}").status_code == 413
+    two = raw + '"outputs": [' + ", ".join([big] * 2) + "]}}"
+    assert bounded_post(bounded, "/score", two).status_code == 422  # read; two outputs
+
+
+def bounded_post(server: Server, path: str, body: str) -> httpx.Response:
+    """A raw JSON body (integers json.dumps would refuse to write) posted to ``server``."""
+    headers = {"content-type": "application/json", **server.headers()}
+    return httpx.post(server.url + path, content=body, headers=headers, timeout=60)
+
+
 def test_admission_counts_what_a_request_costs(bounded: Server) -> None:
     # 700 tests of a program that sleeps: held until the 4 s request time ends.
     def item(tests: int) -> dict[str, Any]:

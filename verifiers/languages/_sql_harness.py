@@ -421,8 +421,25 @@ def open_database(
         raise SqlFailure("fixture", f"the database could not be opened: {exc}") from exc
 
 
+def clear_copies() -> None:
+    """Remove the copies earlier tests of this program left in /tmp (a test killed at its
+    time limit removes nothing): a writing answer can leave 64 MB per database, and with
+    them /tmp full, a later test's copy, or its gold query, would fail for want of room."""
+    try:
+        names = os.listdir("/tmp")
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(("fixture-", "memory-")):
+            try:
+                os.unlink(os.path.join("/tmp", name))
+            except OSError:
+                pass
+
+
 def main(argv: list[str]) -> int:
     started = time.monotonic()
+    clear_copies()
     program_dir, index = argv[0], int(argv[1])
     spec = json.loads(program_file(program_dir, "spec.json"))
     candidate = program_file(program_dir, "solution.sql").decode("utf-8", "surrogateescape")
