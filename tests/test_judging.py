@@ -455,6 +455,21 @@ def test_an_interactor_judges_a_conversation(runtime: LocalRuntime) -> None:
     assert r.status is Status.SANDBOX_ERROR and "Judge failure" in r.feedback
 
 
+@pytest.mark.parametrize("leave", ["", "    os.setsid()\n"], ids=["child", "own session"])
+def test_a_child_left_holding_the_pipes_is_killed_when_the_program_ends(
+    runtime: LocalRuntime, leave: str
+) -> None:
+    # The child keeps the program's end of the pipes open: the interactor never read the
+    # end of its output, timed out, and the wrong answer became a judge failure (a
+    # sandbox_error, never the model's). Now the program's leftovers go when it ends.
+    wrong = (
+        f"import os, time\nprint(500, flush=True)\nif os.fork() == 0:\n{leave}    time.sleep(60)\n"
+    )
+    r = score(runtime, wrong, GUESSING, limits=QUICK, policy="partial")
+    assert r.status is Status.FAILED and not r.infra_error, r.feedback
+    assert all(t.status is Status.FAILED for t in r.tests)
+
+
 def test_the_program_cannot_read_what_the_interactor_holds(runtime: LocalRuntime) -> None:
     interactor = (
         "import sys\nsys.stdin.readline()\nprint('go', flush=True)\n"

@@ -1242,8 +1242,24 @@ def run(
         # The judge's verdict ends the test; a program that ended lets the judge finish.
         return judge_pid in status
 
+    rest_killed = False  # an interaction's program processes left when the program ended
+
+    def kill_program_rest() -> None:
+        """An interaction whose program ended: what it left (a forked child holding its
+        end of the pipes, which keeps the interactor from reading the end of its output)
+        goes now, so that the interactor decides; never the interactor itself."""
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if _pid1 and _ids.separate:
+            _kill_uid(_ids.program)  # a child that left the group goes too
+
     while not finished():
         now = time.monotonic()
+        if interactor is not None and pid in status and not rest_killed and pid > 0:
+            rest_killed = True
+            kill_program_rest()
         if now >= deadline and not killed and (interactor is None or pid not in status):
             timed_out = killed = True
             # Read before the kill: whether the program was slow or starved of CPU.
