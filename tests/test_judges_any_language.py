@@ -139,6 +139,32 @@ def test_a_checker_in_any_language_judges(
         assert "expected 3 got 2" in wrong.tests[0].message
 
 
+#: A Rust testlib checker that parses the output as a number: a panic (exit 101) on garbage.
+RUST_PARSING_CHECKER = """use std::fs;
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let ans: i64 = fs::read_to_string(&a[3]).unwrap().trim().parse().unwrap();
+    let out: i64 = fs::read_to_string(&a[2]).unwrap().trim().parse().unwrap();
+    std::process::exit(if ans == out { 0 } else { 1 });
+}
+"""
+
+
+def test_a_judge_s_panic_is_no_verdict(runtime: LocalRuntime) -> None:
+    # Rust's panic exits 101, which testlib's codes read as "partially correct, 85/100":
+    # output that made the checker panic got 85% of every test. A crash status of the
+    # judge's language is no verdict: the checker failed on the output, and as it accepts
+    # the jury's answer, the output is wrong.
+    spec = judged("rust", RUST_PARSING_CHECKER, "testlib")
+    result = verifiers.score(
+        "python", "print('x')", spec, runtime=runtime, policy="partial", stop_on_failure=False
+    )
+    assert result.status is Status.FAILED and not result.infra_error, result.feedback
+    assert result.score == 0.0 and all(t.score in (None, 0.0) for t in result.tests)
+    assert "crashed (exit status 101" in result.tests[0].message
+    assert verifiers.score("python", SUM, spec, runtime=runtime).ok
+
+
 def test_a_java_interactor_drives_the_program(runtime: LocalRuntime) -> None:
     spec = {
         "tests": [{"input": "37\n", "answer": ""}, {"input": "100\n", "answer": ""}],

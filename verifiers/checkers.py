@@ -23,11 +23,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from verifiers.errors import SpecError
+from verifiers.errors import SpecError, UnknownNameError
 from verifiers.keys import build_key, content_key
 from verifiers.limits import Limits
 from verifiers.program import CheckResult, Executable, ProcessResult, Step
 from verifiers.protocols import Language, TestOutcome
+from verifiers.registry import get_language
 from verifiers.results import Status, excerpt
 from verifiers.specs import JudgeProgram
 
@@ -220,9 +221,23 @@ def _message(result: CheckResult) -> str:
     return "\n".join(parts) or _text(result.stderr)
 
 
-def _testlib(what: str, result: CheckResult) -> TestOutcome:
+def crash_statuses(judge: JudgeProgram) -> frozenset[int]:
+    """The exit statuses a crash of the judge's language gives: no verdict of any protocol.
+
+    Read from the language's ``crash_exit_statuses`` (Rust's panic exits 101).
+    """
+    try:
+        language = get_language(judge.language)
+    except UnknownNameError:
+        return frozenset()
+    return frozenset(getattr(language, "crash_exit_statuses", frozenset()))
+
+
+def _testlib(what: str, result: CheckResult, crashes: frozenset[int] = frozenset()) -> TestOutcome:
     code = result.exit_code
     message = _message(result)
+    if code in crashes:
+        return _failure(what, result, f"crashed (exit status {code}, its language's crash)")
     if code == TESTLIB_OK:
         return TestOutcome(Status.PASSED, message)
     if code == TESTLIB_WA:
@@ -300,7 +315,7 @@ def checker_outcome(judge: JudgeProgram, proc: ProcessResult, outcome: TestOutco
     elif judge.protocol == "kattis":
         verdict = _kattis("output validator", result)
     else:
-        verdict = _testlib("checker", result)
+        verdict = _testlib("checker", result, crash_statuses(judge))
     return _with_actual(verdict, outcome.actual)
 
 
@@ -324,7 +339,7 @@ def interactor_outcome(
     verdict = (
         _kattis("interactor", result)
         if judge.protocol == "kattis"
-        else _testlib("interactor", result)
+        else _testlib("interactor", result, crash_statuses(judge))
     )
     if verdict.status is Status.SANDBOX_ERROR and not program_limit:
         return verdict

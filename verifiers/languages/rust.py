@@ -1363,6 +1363,9 @@ class RustLanguage(TreeSitterLanguage):
 
     #: The kinds of outcome its case table covers (see :mod:`verifiers.cases`).
     case_kinds = CASE_KINDS
+    #: The exit status of a panic: a judge in Rust that panics did not give a verdict (under
+    #: testlib's codes, 101 would read as "partially correct, 85 of 100").
+    crash_exit_statuses = frozenset({101})
 
     def cases(self) -> list[Case]:
         """Real programs, one or more per kind of outcome, and the verdict each must get."""
