@@ -647,6 +647,31 @@ PY_SHAPED: dict[str, tuple[str, Any, str]] = {
         },
         "class Solution:\n    def reverse(self, head):\n        return head\n",
     ),
+    # The prelude's star imports are the library's classes, not trusted ones: a UserList
+    # with its name-mangled `__cast` set on the instance decided `==` in the judge.
+    "a UserList of the LeetCode prelude's imports, its comparison replaced": (
+        "class Solution:\n    def add(self, a, b):\n        x = UserList()\n        x.data = 0\n"
+        "        x._UserList__cast = lambda other: 0\n        return x\n",
+        {
+            "test": "def check(candidate):\n    assert candidate(a=1, b=2) == 3\n"
+            "    assert candidate(a=5, b=7) == 12\n\n\ncheck(Solution().add)\n",
+            "prelude": "leetcode",
+        },
+        "class Solution:\n    def add(self, a, b):\n        return 0\n",
+    ),
+    "ListNodes whose values are UserLists that equal anything": (
+        "class Solution:\n    def reverse(self, head):\n        out = None\n"
+        "        while head:\n            x = UserList()\n            x.data = 0\n"
+        "            x._UserList__cast = lambda other: 0\n"
+        "            out = ListNode(x, out)\n            head = head.next\n        return out\n",
+        {
+            "test": "def check(candidate):\n"
+            "    assert is_same_list(candidate(list_node([1, 2])), list_node([2, 1]))\n\n\n"
+            "check(Solution().reverse)\n",
+            "prelude": "leetcode",
+        },
+        "class Solution:\n    def reverse(self, head):\n        return head\n",
+    ),
 }
 
 

@@ -158,6 +158,19 @@ def _numpy(load: bool = False) -> Any:
     return np
 
 
+def prelude_classes(values: dict[str, Any], module: str) -> dict[str, type]:
+    """The classes a trusted prelude defines itself (LeetCode's ``ListNode``, ``TreeNode``),
+    by name: their objects cross between the program and the judge as data.
+
+    Only those whose module is the one the prelude ran in: the classes it imports (its
+    ``from collections import *`` brings ``UserList``, whose ``__eq__`` calls a method an
+    instance attribute could replace) are the library's, and cross as any other object.
+    """
+    return {
+        k: v for k, v in values.items() if isinstance(v, type) and v.__module__ == module
+    }
+
+
 class Codec:
     """Values to tagged JSON and back, on one side of the channel.
 
@@ -539,7 +552,12 @@ class Codec:
             for pair in attrs:
                 if type(pair) is not list or len(pair) != 2 or type(pair[0]) is not str:
                     raise ValueError("a malformed object")
-                obj.__dict__[pair[0]] = self._decode(pair[1], ids, budget, depth + 1)
+                name = pair[0]
+                # Plain data attributes only: an instance attribute named like one of the
+                # class's (a method, `_UserList__cast`) would take its place in the judge.
+                if not name.isidentifier() or name.startswith("_") or hasattr(known, name):
+                    raise ValueError(f"an object with an attribute its class has: {name!r}")
+                obj.__dict__[name] = self._decode(pair[1], ids, budget, depth + 1)
             return obj
         if "$handle" in d or "$callback" in d:
             return register(self.lookup(d) if self._ours(d) else self.remote(d))
@@ -1307,7 +1325,7 @@ def _serve(config: dict[str, Any], code: types.CodeType | dict[str, Any]) -> int
         before = set(ns)
         exec(compile(prelude, "<prelude>", "exec", dont_inherit=True), ns)
         prelude_values = {k: v for k, v in ns.items() if k not in before}
-        trusted = {k: v for k, v in prelude_values.items() if isinstance(v, type)}
+        trusted = prelude_classes(prelude_values, module.__name__)
     side = _ProgramSide(ns, trusted)
     if isinstance(code, dict):
         _channel_record({"event": "syntax_error", **code})
@@ -2219,7 +2237,7 @@ def _judge_assert(spec: dict[str, Any], case: Any) -> dict[str, Any]:
     ns["__builtins__"] = builtins
     if prepared.prelude_code is not None:
         exec(prepared.prelude_code, ns)
-        _JUDGE.trusted = {k: v for k, v in ns.items() if isinstance(v, type)}
+        _JUDGE.trusted = prelude_classes(ns, "__main__")
     trusted_names = set(ns)
     entry_point = spec.get("entry_point")
     if prepared.prompt_code is not None:
