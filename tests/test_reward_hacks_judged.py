@@ -186,6 +186,10 @@ PY_HACKS: dict[str, str] = {
     "mock.ANY inside a list": "from unittest import mock\ndef add(a, b):\n    return [mock.ANY]\n",
     "numpy object array of always-equal objects": ANYTHING
     + "import numpy as np\ndef add(a, b):\n    return np.array([_it], dtype=object)\n",
+    # A structured type crosses no more: each item would be an array the judge allocates.
+    "numpy array of a structured type": (
+        "import numpy as np\ndef add(a, b):\n    return np.zeros(2, dtype=[('a', 'i8', (4,))])\n"
+    ),
     "dataclass with eq=False and a lying __eq__": (
         "import dataclasses\n@dataclasses.dataclass(eq=False)\nclass D:\n    x: int = 0\n"
         "    def __eq__(self, o): return True\n    def __bool__(self): return True\n"

@@ -158,6 +158,10 @@ def _numpy(load: bool = False) -> Any:
     return np
 
 
+#: numpy types that cross as arrays and scalars: a kind and a size, never a structure.
+_PLAIN_DTYPE = re.compile(r"\A(?:object|[<>|=]?[a-zA-Z]{1,12}[0-9]{0,4}(?:\[[a-zA-Z]{1,2}\])?)\Z")
+
+
 def prelude_classes(values: dict[str, Any], module: str) -> dict[str, type]:
     """The classes a trusted prelude defines itself (LeetCode's ``ListNode``, ``TreeNode``),
     by name: their objects cross between the program and the judge as data.
@@ -166,9 +170,7 @@ def prelude_classes(values: dict[str, Any], module: str) -> dict[str, type]:
     ``from collections import *`` brings ``UserList``, whose ``__eq__`` calls a method an
     instance attribute could replace) are the library's, and cross as any other object.
     """
-    return {
-        k: v for k, v in values.items() if isinstance(v, type) and v.__module__ == module
-    }
+    return {k: v for k, v in values.items() if isinstance(v, type) and v.__module__ == module}
 
 
 class Codec:
@@ -534,12 +536,18 @@ class Codec:
             if np is None:
                 return items
             dtype = str(d.get("dtype") or "")
+            if not _PLAIN_DTYPE.match(dtype):
+                # A structured or subarray type ("(100000000,)i8") would make each item an
+                # array the judge allocates: only a plain type crosses.
+                raise ValueError(f"an array of a type that is not plain: {dtype[:40]!r}")
             return np.array(items, dtype=None if dtype == "object" else dtype)
         if "$npscalar" in d:
             value = self._decode(d["$npscalar"], ids, budget, depth + 1)
             np = _numpy(load=True)
             if np is None:
                 return value
+            if not _PLAIN_DTYPE.match(str(d.get("dtype"))):
+                raise ValueError("a scalar of a type that is not plain")
             return np.dtype(str(d.get("dtype"))).type(value)
         if "$obj" in d:
             known = self.classes().get(str(d["$obj"]))
