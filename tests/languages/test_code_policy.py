@@ -191,3 +191,18 @@ def test_only_function_style_tasks_are_checked() -> None:
         assert isinstance(language, CodeCheck)
         stdio = parse_tests({"inputs": ["1 2\n"], "outputs": ["3\n"]})
         assert language.check_code("import os\nanything at all, unsafe { }", stdio) is None
+
+
+@pytest.mark.parametrize(
+    ("policy", "code", "rule"),
+    [
+        (GO, "func Add(a, b int) int {\n    return a +\n}\n", "go/unparsed"),
+        (RUST, "fn add(a: i32, b: i32) -> i32 {\n    a + \n}\n", "rust/unparsed"),
+        # Over the syntax check's size limit, only the policy reads the tree.
+        (RUST, "// " + "x" * 70_000 + "\nfn add(a: i32) -> i32 { a + }\n", "rust/unparsed"),
+    ],
+    ids=["go", "rust", "rust over 64 KiB"],
+)
+def test_a_tree_with_parse_errors_is_refused(policy: object, code: str, rule: str) -> None:
+    refusal = policy.check(code, "")  # type: ignore[attr-defined]
+    assert refusal is not None and refusal.rule == rule, refusal

@@ -139,6 +139,21 @@ def leaves(node: tree_sitter.Node, skip: frozenset[str] = COMMENTS) -> list[tree
     return out
 
 
+def unparsed(source: Source, rule: str) -> Iterator[Refusal]:
+    """A refusal of a tree with parse errors.
+
+    What the parser could not read, a policy's rules cannot see (code over the syntax
+    check's size limit reaches them unchecked).
+    """
+    if source.root.has_error:
+        yield source.refuse(
+            None,
+            rule,
+            "the code does not parse completely, so it cannot be checked",
+            "Write code the parser reads whole.",
+        )
+
+
 def normalized(source: Source, node: tree_sitter.Node | None) -> str:
     """A node's tokens joined by single spaces: the same for layouts and comments that differ."""
     if node is None:

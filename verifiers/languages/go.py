@@ -49,6 +49,7 @@ from verifiers.languages.code_policy import (
     first,
     leaves,
     normalized,
+    unparsed,
     walk,
 )
 from verifiers.languages.common import (
@@ -571,7 +572,7 @@ class _GoCheck:
     def run(self) -> Refusal | None:
         return first(
             [
-                self._parsed(),
+                unparsed(self.src, "go/unparsed"),
                 self._imports(),
                 self._walk(),
                 self._names(),
@@ -579,20 +580,6 @@ class _GoCheck:
                 self._helpers(),
             ]
         )
-
-    def _parsed(self) -> Iterator[Refusal]:
-        """A tree with errors is refused.
-
-        What the parser could not read, the rules below cannot see (code over the syntax
-        check's size limit reaches here unchecked).
-        """
-        if self.src.root.has_error:
-            yield self.src.refuse(
-                None,
-                "go/unparsed",
-                "the code does not parse completely, so it cannot be checked",
-                "Write code the parser reads whole.",
-            )
 
     def _helpers(self) -> Iterator[Refusal]:
         """The task's helpers (from its prompt), where the program defines them: unchanged."""

@@ -47,6 +47,7 @@ from verifiers.languages.code_policy import (
     Source,
     first,
     leaves,
+    unparsed,
     walk,
 )
 from verifiers.languages.common import (
@@ -689,21 +690,14 @@ class _RustCheck:
         self._exposed: set[str] | None = None
 
     def run(self) -> Refusal | None:
-        return first([self._parsed(), self._walk(), self._item_names(), self._signature()])
-
-    def _parsed(self) -> Iterator[Refusal]:
-        """A tree with errors is refused.
-
-        What the parser could not read, the rules below cannot see (code over the syntax
-        check's size limit reaches here unchecked).
-        """
-        if self.src.root.has_error:
-            yield self.src.refuse(
-                None,
-                "rust/unparsed",
-                "the code does not parse completely, so it cannot be checked",
-                "Write code the parser reads whole.",
-            )
+        return first(
+            [
+                unparsed(self.src, "rust/unparsed"),
+                self._walk(),
+                self._item_names(),
+                self._signature(),
+            ]
+        )
 
     # -- helpers ----------------------------------------------------------------------------
 
