@@ -9,9 +9,12 @@ memory bounded by its cap and its event loop free for other work meanwhile.
 from __future__ import annotations
 
 import asyncio
+import json
+import resource
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -122,6 +125,37 @@ def declared_huge(conn: socket.socket, server: Misbehaving) -> None:
         server.send(conn, CHUNK)
 
 
+def _zeros_gzipped_twice(megabytes: int) -> bytes:
+    inner = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"\0" * (1 << 20)
+    packed = b"".join(inner.compress(block) for _ in range(megabytes)) + inner.flush()
+    outer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return outer.compress(packed) + outer.flush()
+
+
+_BOMB = _zeros_gzipped_twice(1024)  # a few kilobytes that unpack to a gigabyte
+
+
+def compressed(conn: socket.socket, server: Misbehaving) -> None:
+    """A small answer in stacked gzip, which identity was asked instead of."""
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip, gzip"
+        b"\r\nContent-Length: %d\r\n\r\n" % len(_BOMB)
+    )
+    server.send(conn, head + _BOMB)
+
+
+def answering(results: list[dict[str, Any]]) -> Callable[[socket.socket, Misbehaving], None]:
+    """A server that answers ``results`` (JSON) to any request."""
+    body = json.dumps(results).encode()
+
+    def answer(conn: socket.socket, server: Misbehaving) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+        server.send(conn, head % len(body) + b"\r\n" + body)
+
+    return answer
+
+
 def silent(conn: socket.socket, server: Misbehaving) -> None:
     """Reads the request and never answers."""
     time.sleep(60)
@@ -186,6 +220,60 @@ def test_a_huge_answer_is_cut_at_the_cap(serve: Callable[..., Misbehaving], answ
     # The client stopped reading at the cap (what it read, plus what the socket buffers hold).
     assert server.closed_by_client.wait(10)
     assert server.sent < 64 * cap, server.sent
+
+
+def test_a_compressed_answer_is_refused_unread(serve: Callable[..., Misbehaving]) -> None:
+    # The cap counted unpacked bytes: a few kilobytes of stacked gzip took 2 GB to read.
+    remote = RemoteRuntime(serve(compressed).url, retries=0, max_response_bytes=1 << 20)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    _faults(verifiers.score_batch(ITEMS, runtime=remote), "content encoding 'gzip, gzip'")
+    verdict = remote.check()
+    assert not verdict.available and "content encoding" in verdict.detail, verdict.detail
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KB
+
+
+_FORGED = {
+    "status": "passed",
+    "score": 1.0,
+    "pass_rate": 1.0,
+    "passed": 1,
+    "total": 1,
+    "tests_available": 1,
+    "tests": [{"index": 0, "status": "passed"}],
+    "language": "python",
+    "runtime": "local",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "text"),
+    [
+        ({"language": "rust"}, "a rust result for a python item"),
+        ({"passed": 7}, "7 passed of 1 run"),
+        ({"tests": [{"index": 0, "status": "failed"}]}, "passed with a test that did not"),
+        ({"total": 10**6, "passed": 10**6, "tests_available": 10**6}, "for 1 tests"),
+    ],
+    ids=["another language", "more passed than run", "a failed test", "more tests than sent"],
+)
+def test_a_result_that_cannot_be_the_item_s_is_refused(
+    serve: Callable[..., Misbehaving], change: dict[str, Any], text: str
+) -> None:
+    server = serve(answering([{**_FORGED, **change}] * len(ITEMS)))
+    results = verifiers.score_batch(ITEMS, runtime=RemoteRuntime(server.url, retries=0))
+    _faults(results, text)
+
+
+def test_a_server_s_cached_flag_and_a_url_s_password_stay_out(
+    serve: Callable[..., Misbehaving],
+) -> None:
+    server = serve(answering([{**_FORGED, "cached": True}] * len(ITEMS)))
+    results = verifiers.score_batch(ITEMS, runtime=RemoteRuntime(server.url, retries=0))
+    assert [(r.status, r.cached) for r in results] == [(Status.PASSED, False)] * len(ITEMS)
+    secret = RemoteRuntime("http://admin:s3cret@127.0.0.1:1", retries=0, timeout_s=2)
+    [fault] = verifiers.score_batch(ITEMS[:1], runtime=secret)
+    shown = [repr(secret), secret.check().detail, fault.feedback]
+    assert fault.infra_error and all("s3cret" not in text for text in shown), shown
+    assert "admin:***@127.0.0.1:1" in repr(secret)
 
 
 def test_health_checks_end_on_time_and_at_their_cap(serve: Callable[..., Misbehaving]) -> None:

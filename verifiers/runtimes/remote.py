@@ -28,11 +28,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import TypeAdapter
 
@@ -44,7 +46,7 @@ from verifiers.extraction import MAX_COMPLETION_CHARS
 from verifiers.limits import DEFAULT_BUDGET_TIMEOUTS, Limits
 from verifiers.program import Program
 from verifiers.protocols import RuntimeCheck, Session
-from verifiers.results import Result
+from verifiers.results import Result, Status
 
 if TYPE_CHECKING:
     import httpx
@@ -70,6 +72,15 @@ class _Failed(Exception):
 
 class _TooLarge(Exception):
     """An answer went over the size cap (raised while it is read)."""
+
+
+class _Encoded(_Failed):
+    """An answer in a content encoding (identity was asked for)."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(
+            f"an answer in the content encoding {encoding[:40]!r} (identity was asked)"
+        )
 
 
 def _over(limit: int) -> str:
@@ -140,8 +151,19 @@ class RemoteRuntime:
         self._slots: asyncio.Semaphore | None = None
         self._hooked = False
 
+    @property
+    def shown(self) -> str:
+        """The URL as messages show it: without a password it may carry."""
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
     def __repr__(self) -> str:
-        return f"RemoteRuntime({self.url!r})"
+        return f"RemoteRuntime({self.shown!r})"
 
     # --- the Runtime surface ---------------------------------------------------------------
 
@@ -173,9 +195,10 @@ class RemoteRuntime:
             with httpx.stream(
                 "GET", f"{self.url}/health", headers=self._headers(), timeout=HEALTH_TIMEOUT_S
             ) as response:
+                _refuse_encoding(response.headers)
                 chunks: list[bytes] = []
                 size = 0
-                for chunk in response.iter_bytes():
+                for chunk in response.iter_raw():
                     size += len(chunk)
                     chunks.append(chunk)
                     if size > HEALTH_MAX_BYTES:
@@ -183,9 +206,11 @@ class RemoteRuntime:
                     if time.monotonic() > deadline:
                         raise httpx.ReadTimeout("the answer took too long")
         except _TooLarge:
-            return RuntimeCheck(self.name, False, f"{self.url}: {_over(HEALTH_MAX_BYTES)}")
+            return RuntimeCheck(self.name, False, f"{self.shown}: {_over(HEALTH_MAX_BYTES)}")
+        except _Encoded as err:
+            return RuntimeCheck(self.name, False, f"{self.shown}: {err}")
         except httpx.HTTPError as err:
-            return RuntimeCheck(self.name, False, f"{self.url}: {type(err).__name__}: {err}")
+            return RuntimeCheck(self.name, False, f"{self.shown}: {type(err).__name__}: {err}")
         return self._verdict(response.status_code, b"".join(chunks).decode(errors="replace"))
 
     async def ahealth(self) -> RuntimeCheck:
@@ -199,20 +224,24 @@ class RemoteRuntime:
                 HEALTH_TIMEOUT_S,
             )
         except asyncio.TimeoutError:
-            return RuntimeCheck(self.name, False, f"{self.url}: no answer in {HEALTH_TIMEOUT_S:g}s")
+            return RuntimeCheck(
+                self.name, False, f"{self.shown}: no answer in {HEALTH_TIMEOUT_S:g}s"
+            )
         except _TooLarge:
-            return RuntimeCheck(self.name, False, f"{self.url}: {_over(HEALTH_MAX_BYTES)}")
+            return RuntimeCheck(self.name, False, f"{self.shown}: {_over(HEALTH_MAX_BYTES)}")
+        except _Encoded as err:
+            return RuntimeCheck(self.name, False, f"{self.shown}: {err}")
         except httpx.HTTPError as err:
-            return RuntimeCheck(self.name, False, f"{self.url}: {type(err).__name__}: {err}")
+            return RuntimeCheck(self.name, False, f"{self.shown}: {type(err).__name__}: {err}")
         return self._verdict(response.status_code, body.decode(errors="replace"))
 
     def _verdict(self, status: int, text: str) -> RuntimeCheck:
         try:
             body = jsonio.loads(text)
             runtime = body.get("runtime", {})
-            detail = f"{self.url} ({body.get('version', '?')}): {runtime.get('detail', '')}"
-        except (ValueError, AttributeError):
-            detail = f"{self.url}: {text[:200]}"
+            detail = f"{self.shown} ({body.get('version', '?')}): {runtime.get('detail', '')}"
+        except (ValueError, AttributeError, RecursionError):
+            detail = f"{self.shown}: {text[:200]}"
         return RuntimeCheck(self.name, status == 200, f"HTTP {status}, {detail}")
 
     def session(self, program: Program, limits: Limits) -> AbstractAsyncContextManager[Session]:
@@ -330,9 +359,12 @@ class RemoteRuntime:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > limit:
                 raise _TooLarge
+            _refuse_encoding(response.headers)
             chunks: list[bytes] = []
             size = 0
-            async for chunk in response.aiter_bytes():
+            # Raw bytes: the cap counts what arrives, never what a compressed answer (which
+            # identity was asked instead of) would unpack to.
+            async for chunk in response.aiter_raw():
                 size += len(chunk)
                 if size > limit:
                     raise _TooLarge  # leaving the block closes the connection
@@ -350,7 +382,8 @@ class RemoteRuntime:
         client, _ = self._connection()
         loop = asyncio.get_running_loop()
         url = f"{self.url}/score_batch"
-        late = f"no complete answer from {url} within {self.timeout_s:g}s"
+        shown = f"{self.shown}/score_batch"
+        late = f"no complete answer from {shown} within {self.timeout_s:g}s"
         body = jsonio.dumps({"items": [self._payload(job) for job in jobs]}).encode()
         for attempt in range(self.retries + 1):
             last = attempt == self.retries
@@ -365,7 +398,7 @@ class RemoteRuntime:
             except asyncio.TimeoutError:
                 raise _Failed(late) from None
             except _TooLarge:
-                raise _Failed(f"{url} sent {_over(self.max_response_bytes)}") from None
+                raise _Failed(f"{shown} sent {_over(self.max_response_bytes)}") from None
             except (
                 httpx.ConnectError,
                 httpx.ConnectTimeout,
@@ -377,18 +410,18 @@ class RemoteRuntime:
                 # The request did not arrive, or the connection broke before the answer:
                 # verifying again is safe (a verification has no effect outside it).
                 if last:
-                    raise _Failed(f"cannot reach {url}: {type(err).__name__}: {err}") from None
+                    raise _Failed(f"cannot reach {shown}: {type(err).__name__}: {err}") from None
                 await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
                 continue
             except httpx.TimeoutException:
                 raise _Failed(late) from None
             except httpx.HTTPError as err:
-                raise _Failed(f"{url}: {type(err).__name__}: {err}") from None
+                raise _Failed(f"{shown}: {type(err).__name__}: {err}") from None
             status = response.status_code
             if status == 503 and not last:
                 wait = _retry_after(response.headers.get("retry-after"), delay)
                 if loop.time() + wait >= deadline:
-                    raise _Failed(f"{url} stayed busy (HTTP 503) until the deadline")
+                    raise _Failed(f"{shown} stayed busy (HTTP 503) until the deadline")
                 await asyncio.sleep(wait)
                 continue
             if status == 413 and len(jobs) > 1:
@@ -399,15 +432,49 @@ class RemoteRuntime:
                 )
             text = content.decode(errors="replace")
             if status != 200:
-                raise _Failed(f"{url} answered HTTP {status}: {_detail(text)}")
+                raise _Failed(f"{shown} answered HTTP {status}: {_detail(text)}")
             try:
                 results = _RESULTS.validate_json(content)
             except ValueError as err:
-                raise _Failed(f"{url} answered something that is not results: {err}") from None
+                raise _Failed(f"{shown} answered something that is not results: {err}") from None
             if len(results) != len(jobs):
-                raise _Failed(f"{url} answered {len(results)} results for {len(jobs)} items")
-            return results
-        raise _Failed(f"{url} stayed busy (HTTP 503) after {self.retries} retries")
+                raise _Failed(f"{shown} answered {len(results)} results for {len(jobs)} items")
+            for job, result in zip(jobs, results, strict=True):
+                wrong = _inconsistent(job, result)
+                if wrong:
+                    raise _Failed(f"{shown} answered a result that cannot be this item's: {wrong}")
+            # Whether the server had it cached is the server's business: here it is new.
+            return [r.model_copy(update={"cached": False}) if r.cached else r for r in results]
+        raise _Failed(f"{shown} stayed busy (HTTP 503) after {self.retries} retries")
+
+
+def _refuse_encoding(headers: Mapping[str, str]) -> None:
+    """Refuse an answer in any content encoding but identity (which was asked for).
+
+    A few kilobytes of stacked gzip unpack to gigabytes.
+    """
+    encoding = headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise _Encoded(encoding)
+
+
+def _inconsistent(job: Job, result: Result) -> str:
+    """Why ``result`` cannot be the server's verification of ``job`` (empty if it can).
+
+    A server is another process, and maybe another operator's: its results are checked for
+    what a verification of this job must hold before any reaches a reward or a cache.
+    """
+    if result.language != job.verifier.language.name:
+        return f"a {result.language} result for a {job.verifier.language.name} item"
+    tests = len(job.spec)
+    if not 0 <= result.passed <= result.total <= tests or len(result.tests) > tests:
+        return f"{result.passed} passed of {result.total} run, for {tests} tests"
+    failed = [t for t in result.tests if t.status is not Status.PASSED]
+    if result.status is Status.PASSED and failed:
+        return "passed with a test that did not pass"
+    if not (0.0 <= result.score <= 1.0) or not math.isfinite(result.duration_s):
+        return "a score or duration out of range"
+    return ""
 
 
 def _retry_after(header: str | None, default: float) -> float:
@@ -420,6 +487,6 @@ def _retry_after(header: str | None, default: float) -> float:
 def _detail(text: str) -> str:
     try:
         detail = jsonio.loads(text).get("detail", text)
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         detail = text
     return str(detail)[:500]
