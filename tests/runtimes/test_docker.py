@@ -9,12 +9,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
+import docker
 import verifiers
 from verifiers import Status
 from verifiers._async import run_sync
@@ -232,6 +236,51 @@ def test_a_pooled_container_is_clean_for_the_next_program() -> None:
         assert files == "files []", files
     finally:
         verifiers.close_idle_sandboxes()
+
+
+def test_containers_of_a_killed_process_are_removed_by_the_next() -> None:
+    # A process killed mid-run leaves its pooled containers running (their agents wait on
+    # an input nobody closes); the next process's first use of Docker removes them.
+    rt = DockerRuntime(image=DEFAULT_IMAGE, pool_size=1)
+    verdict = rt.check()
+    need(verdict.available, f"the docker runtime is unavailable: {verdict.detail}")
+    one = "{'inputs': [''], 'outputs': ['1']}"
+    child = (
+        "import os, signal, verifiers\nfrom verifiers.runtimes import DockerRuntime\n"
+        f"rt = DockerRuntime(image={DEFAULT_IMAGE!r}, pool_size=1)\n"
+        f"r = verifiers.score('python', 'print(1)', {one}, runtime=rt)\n"
+        "print(r.status.value, flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.stdout.strip() == "passed", done.stderr[-2000:]
+    client = docker.from_env()
+    owned = {"label": "org.verifiers.owner"}
+    left = {
+        c.id
+        for c in client.containers.list(all=True, filters=owned)
+        if not _owner_alive(c.labels["org.verifiers.owner"])
+    }
+    assert left, "the killed process left no container to remove"
+    fresh = DockerRuntime(image=DEFAULT_IMAGE, pool_size=1)
+    two = {"inputs": [""], "outputs": ["2"]}
+    assert verifiers.score("python", "print(2)", two, runtime=fresh).ok
+    assert not left & {c.id for c in client.containers.list(all=True, filters=owned)}
+    verifiers.close_idle_sandboxes()
+
+
+def _owner_alive(owner: str) -> bool:
+    machine, _, pid = owner.rpartition(":")
+    if machine != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # --- faults: sandbox_error, never the program's fault; then it works again -----------------------

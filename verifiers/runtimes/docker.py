@@ -233,6 +233,7 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         self._recycling: dict[PoolKey, int] = {}
         self._tasks: set[asyncio.Future[None]] = set()
         self._shutdown_hook = False
+        self._swept = False
         self._exiting = False
         self._leaked: list[str] = []
         #: Counters: containers started, programs served by a reused container, containers
@@ -321,6 +322,18 @@ class DockerRuntime(ProbedRuntime[_Probe]):
         probe = self._ensure_probe()
         if not probe.ok:
             raise RuntimeUnavailableError(f"docker runtime unavailable: {probe.detail}")
+        if not self._swept:
+            # A process killed or crashed left its containers running (their agents wait on
+            # an input nobody closes): the first use in this process removes those of this
+            # host's processes that are gone.
+            self._swept = True
+            try:
+                removed = self.remove_leftovers()
+            except Exception as err:  # the sweep is housekeeping: the run goes on without it
+                log.warning("could not remove leftover containers: %s", err)
+            else:
+                if removed:
+                    log.info("removed %d containers left by processes that ended", removed)
         return probe
 
     def cache_identity(self) -> str:
