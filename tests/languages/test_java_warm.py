@@ -93,8 +93,11 @@ READ_SUM = (
         ("loops", "    public static void main(String[] a) { while (true) {} }", "timeout"),
         (
             "floods",
+            # In 64 KiB prints: the cap is reached in a blink, even for a JVM on a busy
+            # machine (8-byte prints made a cold JVM's test a timeout under load).
             "    public static void main(String[] a) {\n"
-            '        while (true) System.out.print("xxxxxxxx");\n    }',
+            '        String s = "x".repeat(65536);\n'
+            "        while (true) System.out.print(s);\n    }",
             "output_limit",
         ),
     ],

@@ -181,15 +181,17 @@ def test_process_wide_state_runs_a_process_per_test(code: str) -> None:
 
 def test_a_program_cannot_answer_a_later_test_through_the_runner() -> None:
     # The reply channel is the program's own (descriptor 6). During test 0 it writes a
-    # reply for test 0 and one more, ahead of test 1's request: the second must never
-    # answer test 1 (bytes ahead of a request end the runner; test 1 gets a new one).
+    # reply for test 0 and one more (in one write), ahead of test 1's request: the second
+    # must never answer test 1 (bytes ahead of a request end the runner; test 1 gets a new
+    # one). Bytes a program writes later than the supervisor's look are its output for
+    # the next test, as printing them then would be: a runner is the program's process.
     code = (
         "import os, json, struct\nn = int(input())\n"
         "def reply(out):\n"
         "    h = json.dumps({'exit_code': 0, 'cpu_s': 0, 'stdout_bytes': len(out),"
         " 'stderr_bytes': 0, 'retire': False}).encode()\n"
-        "    os.write(6, struct.pack('>I', len(h)) + h + out)\n"
-        "if n == 0:\n    reply(b'0\\n')\n    reply(b'9\\n')\n"
+        "    return struct.pack('>I', len(h)) + h + out\n"
+        "if n == 0:\n    os.write(6, reply(b'0\\n') + reply(b'9\\n'))\n"
         "print(n)\n"
     )
     tests = {"inputs": ["0\n", "1\n"], "outputs": ["0\n", "9\n"]}
