@@ -1564,8 +1564,8 @@ def draw(dfa: Any, rng: random.Random) -> Drawn:
     for n in range(MEMBERS if seen.live(dfa.start) else 0):
         # One walk in eight goes long; one in eight also repeats itself (a period of 1 to
         # 4 classes, spelled alike each time): what a backreference tests.
-        long, period = n % 8 in (0, 4), (n // 8) % 4 + 1 if n % 8 == 4 else 0
-        stop = 0.01 if long else 0.3
+        period = (n // 8) % 4 + 1 if n % 8 == 4 else 0
+        stop = 0.01 if n % 8 in (0, 4) else 0.3
         state, classes = dfa.start, []
         while len(classes) < MAX_WALK and not (dfa.accepting(state) and rng.random() < stop):
             choices = [(c, t) for c, t in seen.edges[state] if seen.live(t)]

@@ -2775,8 +2775,6 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
         files: dict[str, bytes] = {}
         if op == "load":
             _program_files.clear()
-            for name in header.get("forget", ()):
-                _kept.pop(str(name), None)
             for item in header["files"]:
                 if "kept" in item:
                     content = _kept.get(str(item["kept"]))
@@ -2787,6 +2785,9 @@ def handle(header: dict[str, Any], blobs: list[bytes]) -> tuple[dict[str, Any], 
                     if "keep" in item:
                         _kept[str(item["keep"])] = content
                 files[str(item["path"])] = content
+            # After the files: a file this load names may be one the host then forgets.
+            for name in header.get("forget", ()):
+                _kept.pop(str(name), None)
             _program_files.update(files)
         # The zygote preloads the program's part while the warm judge, or this process (where
         # judges are forked from here), does the judges': two processes, two CPUs.

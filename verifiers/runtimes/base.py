@@ -661,11 +661,10 @@ class AgentSession:
         """Give a warm sandbox its next program: files into memory, then preload.
 
         A large file the agent already keeps from an earlier program (the Python harness,
-        95 KB, in every program) is named by its digest instead of sent again.
+        95 KB, in every program) is named by the name the host gave it instead of sent again.
         """
         files: list[dict[str, Any]] = []
         blobs: list[bytes] = []
-        forget: list[str] = []
         for rel, content in sorted(program.files.items()):
             item: dict[str, Any] = {"path": join_inside(self.program_dir, rel)}
             keepable = KEEP_MIN_BYTES <= len(content) <= KEEP_MAX_BYTES
